@@ -1,0 +1,131 @@
+//! Diagnostics and the one error type of the core: every refusal is an [`IrError`] holding one or
+//! more coded [`Diagnostic`]s, the first of which is the failure.
+
+use std::fmt;
+
+/// Diagnostic codes, spelled as the reference runtimes spell them.
+pub mod codes {
+    pub const FORMAT: &str = "nx-ir-format";
+    pub const SCHEMA_VERSION: &str = "nx-ir-schema-version";
+    pub const MALFORMED: &str = "nx-ir-malformed";
+    pub const RUNTIME_ABI: &str = "nx-ir-runtime-abi";
+    pub const REQUIRED_FEATURE: &str = "nx-ir-required-feature";
+    pub const DUPLICATE_DECLARATION: &str = "nx-ir-duplicate-declaration";
+    pub const ENTRYPOINT: &str = "nx-ir-entrypoint";
+    pub const REFERENCE: &str = "nx-ir-reference";
+    pub const LINK_MISSING_MODULE: &str = "nx-ir-link-missing-module";
+    pub const LINK_VERSION: &str = "nx-ir-link-version";
+    pub const LINK_IDENTITY: &str = "nx-ir-link-identity";
+    pub const LINK_MISSING_DECLARATION: &str = "nx-ir-link-missing-declaration";
+    pub const PRELUDE_IMAGE: &str = "nx-ir-prelude-image";
+    pub const UNLINKED: &str = "nx-ir-unlinked";
+    pub const MISSING_ENTRYPOINT: &str = "nx-ir-missing-entrypoint";
+    pub const OPTIONS: &str = "nx-ir-options";
+    /// Not a reference code: explain text that the assembler cannot read.
+    pub const ASSEMBLE: &str = "nx-ir-assemble";
+}
+
+/// How bad a diagnostic is. Every refusal is an error; the variant exists so that the shape
+/// matches the reference diagnostics (`severity: "error"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// A byte span in a module's source, as the debug section records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceSpan {
+    pub identity: String,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The limit a resource failure ran into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitInfo {
+    pub name: &'static str,
+    pub value: u64,
+}
+
+/// One coded finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    /// `identity::name` of the declaration the finding is about, where known.
+    pub declaration: Option<String>,
+    pub source: Option<SourceSpan>,
+    pub limit: Option<LimitInfo>,
+    pub argument: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            declaration: None,
+            source: None,
+            limit: None,
+            argument: None,
+        }
+    }
+
+    pub fn with_declaration(mut self, declaration: impl Into<String>) -> Self {
+        self.declaration = Some(declaration.into());
+        self
+    }
+}
+
+/// A refusal: one or more diagnostics, the first being the failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IrError {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl IrError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        IrError { diagnostics: vec![Diagnostic::error(code, message)] }
+    }
+
+    pub fn from_diagnostics(diagnostics: Vec<Diagnostic>) -> Self {
+        debug_assert!(!diagnostics.is_empty());
+        IrError { diagnostics }
+    }
+
+    /// `nx-ir-malformed` with the reference's message prefix.
+    pub fn malformed(detail: impl fmt::Display) -> Self {
+        IrError::new(codes::MALFORMED, format!("NX IR image is malformed: {detail}"))
+    }
+
+    /// The code of the first diagnostic.
+    pub fn code(&self) -> &'static str {
+        self.diagnostics.first().map(|d| d.code).unwrap_or(codes::MALFORMED)
+    }
+
+    pub fn message(&self) -> &str {
+        self.diagnostics.first().map(|d| d.message.as_str()).unwrap_or("")
+    }
+}
+
+impl fmt::Display for IrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message(), self.code())
+    }
+}
+
+impl std::error::Error for IrError {}
+
+pub type IrResult<T> = Result<T, IrError>;

@@ -1,0 +1,8 @@
+//! NX IR schema 5 for Rust: a validating, zero-copy image reader, a linker, the text form of an
+//! image (explain and assemble), and (later) the metered evaluator. No Python in here: the PyO3
+//! bindings live in the `nx-agent-py` crate.
+
+pub mod error;
+pub mod model;
+
+pub use error::{codes, Diagnostic, IrError, IrResult, Severity};
