@@ -3,6 +3,8 @@
 //! bindings live in the `nx-agent-py` crate.
 
 pub mod error;
+pub mod image;
 pub mod model;
+pub mod writer;
 
 pub use error::{codes, Diagnostic, IrError, IrResult, Severity};

@@ -1,0 +1,232 @@
+//! The prepare-time pass over a whole image, in the reference order (§3.3): header and
+//! directory, string table, the four cell tables, module section, every entry of every table,
+//! debug section, runtime ABI and features, then the module-level rules. It also builds what
+//! linking needs: the declarations by name and the names referenced through each module slot.
+
+use super::decode::{decode_constant, decode_declaration, decode_node, decode_type, Bounds, Checks, Table};
+use super::layout::{
+    read_cell_table, read_debug, read_directory, read_module, read_strings, ImageLayout, ModuleBounds, OffsetTable,
+};
+use super::malformed;
+use crate::error::{codes, Diagnostic, IrError, IrResult};
+use crate::model::kinds::{self, section};
+use crate::model::{Node, Ref, Type};
+use std::cmp::Ordering;
+
+/// A validated image's layout and indexes.
+pub(crate) struct Validated {
+    pub layout: ImageLayout,
+    /// `(name string, declaration index)`, sorted by name.
+    pub by_name: Box<[(u32, u32)]>,
+    /// Every reference the image makes, sorted by slot then name, one per distinct name.
+    pub references: Box<[Ref]>,
+}
+
+pub(crate) fn validate(bytes: &[u8]) -> IrResult<Validated> {
+    let directory = read_directory(bytes)?;
+    let strings = read_strings(bytes, directory.required[section::STRINGS as usize])?;
+    let mut tables = [OffsetTable::default(); 4];
+    for table in Table::ALL {
+        tables[table as usize] = read_cell_table(bytes, directory.required[table.section() as usize], table.name())?;
+    }
+    let module = read_module(
+        bytes,
+        directory.required[section::MODULE as usize],
+        &ModuleBounds { strings: strings.count, declarations: tables[Table::Declarations as usize].count },
+    )?;
+    let mut layout = ImageLayout { strings, module, tables, debug: None };
+
+    let entries = check_entries(bytes, &layout)?;
+    if let Some(debug) = directory.debug {
+        let declarations = layout.table(Table::Declarations).count;
+        layout.debug = Some(read_debug(bytes, debug, declarations, layout.table(Table::Nodes).count)?);
+    }
+    check_runtime(bytes, &layout)?;
+    check_module(bytes, layout, entries)
+}
+
+/// What the pass over the entries collects for the module-level rules.
+struct Entries {
+    /// `(name string, declaration index)`, in declaration order.
+    names: Vec<(u32, u32)>,
+    /// Every reference, in image order, repeats included.
+    references: Vec<Ref>,
+}
+
+/// Decodes every entry of every table with its operands checked, plus the rules the layouts do
+/// not express: seq occurrences, `text` type names and the `occurrence-v1` cross-check.
+fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
+    let lists_occurrence = layout
+        .module
+        .features
+        .iter(bytes)
+        .any(|feature| layout.string(bytes, feature) == Some(kinds::OCCURRENCE_FEATURE));
+    let count = |table: Table| layout.table(table).count;
+    let bounds = Bounds::new(
+        layout.strings.count,
+        count(Table::Types),
+        count(Table::Constants),
+        count(Table::Nodes),
+        layout.module.module_count(),
+    );
+    let mut checks = Checks::default();
+    let mut names = Vec::with_capacity(count(Table::Declarations));
+    for table in Table::ALL {
+        for index in 0..count(table) {
+            checks.bounds = bounds.for_entry(table, index);
+            let fail = |detail: String| malformed(format_args!("{} {index}: {detail}", table.name()));
+            let cells = layout
+                .entry(bytes, table, index as u32)
+                .ok_or_else(|| fail("the entry lies outside its pool".to_string()))?;
+            let checks = Some(&mut checks);
+            match table {
+                Table::Types => check_seq(bytes, layout, &decode_type(cells, checks).map_err(fail)?).map_err(fail)?,
+                Table::Constants => {
+                    decode_constant(cells, checks).map_err(fail)?;
+                }
+                Table::Nodes => {
+                    let node = decode_node(cells, checks).map_err(fail)?;
+                    check_node(bytes, layout, index, &node, lists_occurrence)?;
+                }
+                Table::Declarations => {
+                    names.push((decode_declaration(cells, checks).map_err(fail)?.name(), index as u32));
+                }
+            }
+        }
+    }
+    Ok(Entries { names, references: checks.references })
+}
+
+/// A seq type's occurrence spells `?`, `+` or `*`, and its item is not itself a seq.
+fn check_seq(bytes: &[u8], layout: &ImageLayout, ty: &Type) -> Result<(), String> {
+    let Type::Seq { item, occurrence } = *ty else { return Ok(()) };
+    if !(1..=3).contains(&occurrence) {
+        return Err(format!("occurrence cell {occurrence} spells no suffix (1, 2 or 3 expected)"));
+    }
+    if layout.entry_cell(bytes, Table::Types, item, 0) == Some(kinds::ty::SEQ) {
+        return Err(format!("item type {item} is itself a seq type"));
+    }
+    Ok(())
+}
+
+/// A `text` node names a type with a text form; presence operators and the `{}` pattern need
+/// the module to list `occurrence-v1`.
+fn check_node(bytes: &[u8], layout: &ImageLayout, index: usize, node: &Node, lists_occurrence: bool) -> IrResult<()> {
+    let operator = match node {
+        Node::Text { type_name, .. } => {
+            let name = layout.string(bytes, *type_name).unwrap_or("");
+            if kinds::TEXT_TYPE_NAMES.contains(&name) {
+                return Ok(());
+            }
+            return Err(malformed(format_args!("node {index}: '{name}' is not a type with a text form")));
+        }
+        _ if lists_occurrence => return Ok(()),
+        Node::Exists { .. } => "is an 'exists' node",
+        Node::OptionalMember { .. } => "is an 'optionalMember' node",
+        Node::Coalesce { .. } => "is a 'coalesce' node",
+        Node::IfIs { arms, .. }
+            if arms.iter().flat_map(|arm| &arm.patterns).any(|p| is_empty_pattern(bytes, layout, *p)) =>
+        {
+            "matches the '{}' pattern"
+        }
+        _ => return Ok(()),
+    };
+    Err(malformed(format_args!(
+        "node {index} {operator}, which requires the feature '{}' the module does not list",
+        kinds::OCCURRENCE_FEATURE
+    )))
+}
+
+/// The `{}` pattern: an `array` node with no items, exactly the cells `[12, 0]`.
+fn is_empty_pattern(bytes: &[u8], layout: &ImageLayout, node: u32) -> bool {
+    let mut empty_array = [0u8; 8];
+    empty_array[..4].copy_from_slice(&kinds::node::ARRAY.to_le_bytes());
+    layout.entry(bytes, Table::Nodes, node) == Some(&empty_array[..])
+}
+
+/// The runtime ABI and the required features, all reported together.
+fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
+    let mut diagnostics = Vec::new();
+    let abi = layout.string(bytes, layout.module.abi).unwrap_or("");
+    if abi != kinds::RUNTIME_ABI {
+        diagnostics.push(Diagnostic::error(
+            codes::RUNTIME_ABI,
+            format!("NX IR runtime ABI '{abi}' is not supported; this runtime implements '{}'.", kinds::RUNTIME_ABI),
+        ));
+    }
+    for feature in layout.module.features.iter(bytes) {
+        let feature = layout.string(bytes, feature).unwrap_or("");
+        if !kinds::KNOWN_FEATURES.contains(&feature) {
+            diagnostics.push(Diagnostic::error(
+                codes::REQUIRED_FEATURE,
+                format!("Unsupported NX IR required feature '{feature}'."),
+            ));
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(IrError::from_diagnostics(diagnostics))
+    }
+}
+
+/// Duplicate declarations, undeclared self references and entrypoints of the wrong kind, all
+/// reported together; on success, the declaration index and the references for linking.
+fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult<Validated> {
+    let Entries { mut names, mut references } = entries;
+    let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
+    let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
+    let mut diagnostics = Vec::new();
+
+    // A stable sort keeps declaration order among equal names: the first is the declaration,
+    // the later ones are the duplicates.
+    names.sort_by(|a, b| text(a.0).cmp(text(b.0)));
+    let mut duplicates: Vec<(u32, u32)> =
+        names.windows(2).filter(|pair| text(pair[0].0) == text(pair[1].0)).map(|pair| (pair[1].1, pair[1].0)).collect();
+    duplicates.sort_unstable();
+    for (_, name) in duplicates {
+        diagnostics.push(Diagnostic::error(
+            codes::DUPLICATE_DECLARATION,
+            format!("Module '{identity}' declares '{}' twice.", layout.string(bytes, name).unwrap_or("")),
+        ));
+    }
+
+    references.sort_by(|a, b| a.slot.cmp(&b.slot).then_with(|| text(a.name).cmp(text(b.name))));
+    references.dedup_by(|a, b| a.slot == b.slot && text(a.name) == text(b.name));
+    for reference in references.iter().take_while(|reference| reference.slot == 0) {
+        let wanted = text(reference.name);
+        if names.binary_search_by(|(name, _)| text(*name).cmp(wanted)).is_err() {
+            diagnostics.push(Diagnostic::error(
+                codes::REFERENCE,
+                format!(
+                    "Module '{identity}' references its own declaration '{}', which it does not declare.",
+                    layout.string(bytes, reference.name).unwrap_or("")
+                ),
+            ));
+        }
+    }
+
+    let module = &layout.module;
+    for (run, kind, what) in [
+        (module.function_entrypoints, kinds::declaration::FUNCTION, "function"),
+        (module.component_entrypoints, kinds::declaration::COMPONENT, "component"),
+    ] {
+        for index in run.iter(bytes) {
+            if layout.entry_cell(bytes, Table::Declarations, index, 0) != Some(kind) {
+                diagnostics
+                    .push(Diagnostic::error(codes::ENTRYPOINT, format!("{what} entrypoint {index} is invalid.")));
+            }
+        }
+    }
+
+    if !diagnostics.is_empty() {
+        return Err(IrError::from_diagnostics(diagnostics));
+    }
+    Ok(Validated { layout, by_name: names.into_boxed_slice(), references: references.into_boxed_slice() })
+}
+
+/// Compares string `index` of a validated image with `wanted`, byte by byte (which for UTF-8 is
+/// code point order).
+pub(crate) fn compare_name(bytes: &[u8], layout: &ImageLayout, index: u32, wanted: &str) -> Ordering {
+    layout.string_bytes(bytes, index).unwrap_or(&[]).cmp(wanted.as_bytes())
+}
