@@ -4,7 +4,9 @@
 
 pub mod error;
 pub mod image;
+pub mod link;
 pub mod model;
+pub mod prelude;
 pub mod writer;
 
 pub use error::{codes, Diagnostic, IrError, IrResult, Severity};
