@@ -7,6 +7,8 @@ pub mod image;
 pub mod link;
 pub mod model;
 pub mod prelude;
+#[doc(hidden)]
+pub mod testing;
 pub mod writer;
 
 pub use error::{codes, Diagnostic, IrError, IrResult, Severity};
