@@ -21,6 +21,25 @@ pub mod codes {
     pub const UNLINKED: &str = "nx-ir-unlinked";
     pub const MISSING_ENTRYPOINT: &str = "nx-ir-missing-entrypoint";
     pub const OPTIONS: &str = "nx-ir-options";
+    // Evaluation (ir-format §6.5).
+    pub const RESOURCE_LIMIT: &str = "nx-ir-resource-limit";
+    pub const ARGUMENTS: &str = "nx-ir-arguments";
+    pub const CALL: &str = "nx-ir-call";
+    pub const FUNCTION_VALUE: &str = "nx-ir-function-value";
+    pub const BOUNDARY_TYPE: &str = "nx-ir-boundary-type";
+    pub const BOUNDARY_FIELD: &str = "nx-ir-boundary-field";
+    pub const SCHEMA: &str = "nx-ir-schema";
+    pub const DIVISION_BY_ZERO: &str = "nx-ir-division-by-zero";
+    pub const NUMBER: &str = "nx-ir-number";
+    pub const OPERATOR: &str = "nx-ir-operator";
+    pub const TYPE: &str = "nx-ir-type";
+    pub const MEMBER: &str = "nx-ir-member";
+    pub const SLOT: &str = "nx-ir-slot";
+    pub const FOR: &str = "nx-ir-for";
+    pub const RECORD: &str = "nx-ir-record";
+    pub const UNION: &str = "nx-ir-union";
+    pub const INTRINSIC: &str = "nx-ir-intrinsic";
+    pub const COMPONENT: &str = "nx-ir-component";
     /// Not a reference code: explain text that the assembler cannot read.
     pub const ASSEMBLE: &str = "nx-ir-assemble";
 }

@@ -3,6 +3,7 @@
 //! bindings live in the `nx-agent-py` crate.
 
 pub mod error;
+pub mod eval;
 pub mod image;
 pub mod link;
 pub mod model;

@@ -1,0 +1,515 @@
+//! The compiled form of a linked program, built once: per module a node arena whose references
+//! are resolved to (program module, declaration), decoded constants, interned names, typed
+//! declarations with frame sizes, and a program-wide table of shapes by `$type`. Evaluation
+//! reads only this: no name lookups, hashing or string decoding on the hot path.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::IrResult;
+use crate::model::{self, kinds, Constant, Decl, Node, Type};
+
+use super::source::ProgramSource;
+use super::value::Name;
+
+/// A resolved reference: (program module, declaration index), or the resolution failure.
+#[derive(Debug, Clone)]
+pub(crate) enum Target {
+    Decl { module: u32, decl: u32 },
+    Missing(Arc<str>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add, Sub, Mul, Div, IDiv, Mod, IMod, Concat, Eq, Ne, Lt, Le, Gt, Ge, And, Or, FAdd32, FSub32, FMul32, FDiv32,
+}
+
+const BIN_OPS: [BinOp; 20] = [
+    BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::IDiv, BinOp::Mod, BinOp::IMod, BinOp::Concat,
+    BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::And, BinOp::Or,
+    BinOp::FAdd32, BinOp::FSub32, BinOp::FMul32, BinOp::FDiv32,
+];
+
+impl BinOp {
+    pub fn name(self) -> &'static str {
+        kinds::BINARY_OPERATORS[self as usize]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextForm {
+    Int,
+    Float64,
+    Float32,
+    Boolean,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Intrinsic {
+    Apply,
+    Merge,
+    Diff,
+    Changed,
+}
+
+#[derive(Debug)]
+pub(crate) enum CNode {
+    Bool(bool),
+    Str(Arc<str>),
+    Int(i64),
+    Float(f64),
+    /// A literal that cannot be represented (a bigint outside i64).
+    BadLiteral(Arc<str>),
+    Slot { slot: u32, name: Name },
+    Reference(Target),
+    Binary { op: BinOp, lhs: u32, rhs: u32 },
+    Neg(u32),
+    Not(u32),
+    Call { callee: u32, args: Box<[Option<u32>]> },
+    NamedCall { callee: u32, args: Box<[(Name, u32)]> },
+    Intrinsic { op: Intrinsic, args: Box<[u32]>, order: Box<[Name]> },
+    If { cond: u32, then: u32, otherwise: Option<u32> },
+    IfIs { scrutinee: u32, arms: Box<[(Box<[u32]>, u32)]>, otherwise: Option<u32> },
+    Array(Box<[u32]>),
+    For { item: u32, index: Option<u32>, iterable: u32, body: u32, range: bool },
+    Member { base: u32, name: Name, optional: bool },
+    Record { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
+    UnionCase { target: Target, name: Name, case: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
+    Element { tag: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
+    Component { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
+    ActionHandler { component: Target, emit: Name, action: Target, binding: u32, owner: Option<Target>, body: u32 },
+    Text { operand: u32, form: TextForm },
+    Exists(u32),
+    Coalesce { left: u32, right: u32 },
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Prim {
+    Int,
+    Int32,
+    Float64,
+    Float32,
+    String,
+    Boolean,
+    Object,
+    Unknown(Name),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum CType {
+    Prim(Prim),
+    Nominal(Target),
+    Function,
+    Seq { item: u32, may_be_empty: bool, may_be_many: bool },
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct CField {
+    pub name: Name,
+    pub ty: u32,
+    pub default: Option<u32>,
+    pub content: bool,
+    pub required: bool,
+    pub optional: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct CCase {
+    pub name: Name,
+    /// `Union.case`.
+    pub type_name: Name,
+    pub fields: Box<[CField]>,
+    pub is_constant: bool,
+}
+
+#[derive(Debug)]
+pub(crate) enum CDeclKind {
+    Function { params: Box<[CField]>, body: u32, result: Option<u32>, result_optional: bool },
+    Value { init: u32, ty: Option<u32> },
+    Record { fields: Box<[CField]>, bases: Box<[Target]>, is_abstract: bool, update_target: Option<Target> },
+    Component { props: Box<[CField]>, state: Box<[CField]>, body: Option<u32>, emits: Box<[(Name, Target)]>, key: Name },
+    Union { cases: Box<[CCase]> },
+    TypeAlias,
+}
+
+#[derive(Debug)]
+pub(crate) struct CDecl {
+    pub name: Name,
+    /// `identity::name`, for diagnostics.
+    pub qualified: Arc<str>,
+    pub kind: CDeclKind,
+    /// Slots a frame of this declaration is created with (a hint; frames grow as needed).
+    pub frame_size: u32,
+}
+
+#[derive(Debug)]
+pub(crate) struct CModule {
+    pub identity: Arc<str>,
+    pub nodes: Vec<CNode>,
+    pub decls: Vec<CDecl>,
+    pub types: Vec<CType>,
+    pub node_spans: Vec<Option<(u32, u32)>>,
+    pub function_entrypoints: Vec<u32>,
+    pub decl_by_name: HashMap<Arc<str>, u32>,
+}
+
+/// A shape a `$type` may name: a record declaration or a union case with fields.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    pub module: u32,
+    pub decl: u32,
+    pub case: Option<u32>,
+}
+
+/// A compiled program, shareable between threads.
+#[derive(Debug)]
+pub struct CompiledProgram {
+    pub(crate) modules: Vec<CModule>,
+    pub(crate) shapes: HashMap<Arc<str>, Vec<Shape>>,
+    pub(crate) names: Names,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    map: HashMap<Arc<str>, ()>,
+}
+
+impl Names {
+    pub fn intern(&mut self, text: &str) -> Name {
+        if let Some((key, _)) = self.map.get_key_value(text) {
+            return Arc::clone(key);
+        }
+        let name: Arc<str> = Arc::from(text);
+        self.map.insert(Arc::clone(&name), ());
+        name
+    }
+
+    pub fn get(&self, text: &str) -> Option<Name> {
+        self.map.get_key_value(text).map(|(k, _)| Arc::clone(k))
+    }
+}
+
+impl CompiledProgram {
+    /// Compiles every module of a linked program.
+    pub fn compile(source: &dyn ProgramSource) -> IrResult<CompiledProgram> {
+        let count = source.module_count();
+        let mut decoded = Vec::with_capacity(count);
+        for index in 0..count {
+            decoded.push(source.decoded_module(index)?);
+        }
+        let mut names = Names::default();
+        let identities: Vec<Arc<str>> = decoded
+            .iter()
+            .map(|m| Arc::from(m.modules.first().map(|e| m.string(e.identity)).unwrap_or("")))
+            .collect();
+        // Declarations by name, per module.
+        let by_name: Vec<HashMap<Arc<str>, u32>> = decoded
+            .iter()
+            .map(|m| {
+                let mut map = HashMap::new();
+                for (i, d) in m.declarations.iter().enumerate() {
+                    map.entry(Arc::from(m.string(d.name()))).or_insert(i as u32);
+                }
+                map
+            })
+            .collect();
+        let mut modules = Vec::with_capacity(count);
+        for (index, module) in decoded.iter().enumerate() {
+            let mut cx = ModuleCompiler {
+                source,
+                index,
+                module,
+                identities: &identities,
+                by_name: &by_name,
+                names: &mut names,
+            };
+            modules.push(cx.compile()?);
+        }
+        let mut shapes: HashMap<Arc<str>, Vec<Shape>> = HashMap::new();
+        for (m, module) in modules.iter().enumerate() {
+            for (d, decl) in module.decls.iter().enumerate() {
+                match &decl.kind {
+                    CDeclKind::Record { .. } => shapes
+                        .entry(Arc::clone(&decl.name))
+                        .or_default()
+                        .push(Shape { module: m as u32, decl: d as u32, case: None }),
+                    CDeclKind::Union { cases } => {
+                        for (c, case) in cases.iter().enumerate() {
+                            if !case.is_constant {
+                                shapes.entry(Arc::clone(&case.type_name)).or_default().push(Shape {
+                                    module: m as u32,
+                                    decl: d as u32,
+                                    case: Some(c as u32),
+                                });
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(CompiledProgram { modules, shapes, names })
+    }
+
+    pub(crate) fn decl(&self, module: u32, decl: u32) -> &CDecl {
+        &self.modules[module as usize].decls[decl as usize]
+    }
+
+    /// A module by identity.
+    pub(crate) fn module_by_identity(&self, identity: &str) -> Option<u32> {
+        self.modules.iter().position(|m| &*m.identity == identity).map(|i| i as u32)
+    }
+}
+
+struct ModuleCompiler<'a> {
+    source: &'a dyn ProgramSource,
+    index: usize,
+    module: &'a model::Module,
+    identities: &'a [Arc<str>],
+    by_name: &'a [HashMap<Arc<str>, u32>],
+    names: &'a mut Names,
+}
+
+impl ModuleCompiler<'_> {
+    fn s(&mut self, index: u32) -> Name {
+        let text = self.module.string(index).to_string();
+        self.names.intern(&text)
+    }
+
+    fn target(&mut self, reference: model::Ref) -> Target {
+        let name = self.module.string(reference.name);
+        let own = self.identities[self.index].clone();
+        let Some(linked) = self.source.resolve_slot(self.index, reference.slot) else {
+            return Target::Missing(format!("Module '{own}' has no module at slot {}.", reference.slot).into());
+        };
+        match self.by_name.get(linked).and_then(|map| map.get(name)) {
+            Some(decl) => Target::Decl { module: linked as u32, decl: *decl },
+            None => Target::Missing(
+                format!("Module '{}' does not declare '{name}'.", self.identities.get(linked).cloned().unwrap_or_default()).into(),
+            ),
+        }
+    }
+
+    fn props(&mut self, props: &[model::Prop]) -> Box<[(Name, u32)]> {
+        props.iter().map(|p| (self.s(p.name), p.value)).collect()
+    }
+
+    fn field(&mut self, field: &model::Field, param: bool) -> CField {
+        use kinds::flags;
+        CField {
+            name: self.s(field.name),
+            ty: field.ty,
+            default: field.default,
+            content: field.flags & flags::FIELD_CONTENT != 0,
+            required: !param && field.flags & flags::FIELD_REQUIRED != 0,
+            optional: param && field.flags & flags::PARAM_OPTIONAL != 0,
+        }
+    }
+
+    fn compile(&mut self) -> IrResult<CModule> {
+        let module = self.module;
+        let identity = self.identities[self.index].clone();
+        let mut types = Vec::with_capacity(module.types.len());
+        for ty in &module.types {
+            types.push(match ty {
+                Type::Primitive { name } => CType::Prim(match module.string(*name) {
+                    "int" | "int64" => Prim::Int,
+                    "int32" => Prim::Int32,
+                    "float64" => Prim::Float64,
+                    "float32" => Prim::Float32,
+                    "string" => Prim::String,
+                    "boolean" => Prim::Boolean,
+                    "object" => Prim::Object,
+                    other => Prim::Unknown(self.names.intern(other)),
+                }),
+                Type::Nominal(r) => CType::Nominal(self.target(*r)),
+                Type::Function { .. } | Type::AnyFunction { .. } => CType::Function,
+                Type::Seq { item, occurrence } => CType::Seq {
+                    item: *item,
+                    may_be_empty: occurrence & kinds::ty::MAY_BE_EMPTY != 0,
+                    may_be_many: occurrence & kinds::ty::MAY_HOLD_MANY != 0,
+                },
+            });
+        }
+        let mut nodes = Vec::with_capacity(module.nodes.len());
+        for node in &module.nodes {
+            nodes.push(self.node(node));
+        }
+        let mut decls = Vec::with_capacity(module.declarations.len());
+        for decl in &module.declarations {
+            let name = self.s(decl.name());
+            let qualified: Arc<str> = format!("{identity}::{name}").into();
+            let kind = match decl {
+                Decl::Function { params, body, result, result_flags, .. } => CDeclKind::Function {
+                    params: params.iter().map(|p| self.field(p, true)).collect(),
+                    body: *body,
+                    result: *result,
+                    result_optional: result_flags & kinds::flags::RESULT_OPTIONAL != 0,
+                },
+                Decl::Value { init, ty, .. } => CDeclKind::Value { init: *init, ty: *ty },
+                Decl::Record { fields, bases, is_abstract, update_target, .. } => CDeclKind::Record {
+                    fields: fields.iter().map(|f| self.field(f, false)).collect(),
+                    bases: bases.iter().map(|b| self.target(*b)).collect(),
+                    is_abstract: *is_abstract != 0,
+                    update_target: update_target.map(|t| self.target(t)),
+                },
+                Decl::Component { props, state, body, emits, .. } => CDeclKind::Component {
+                    props: props.iter().map(|f| self.field(f, false)).collect(),
+                    state: state.iter().map(|f| self.field(f, false)).collect(),
+                    body: *body,
+                    emits: emits.iter().map(|e| (self.s(e.name), self.target(e.action))).collect(),
+                    key: qualified.clone(),
+                },
+                Decl::Union { cases, .. } => CDeclKind::Union {
+                    cases: cases
+                        .iter()
+                        .map(|c| {
+                            let case = self.s(c.name);
+                            CCase {
+                                type_name: self.names.intern(&format!("{name}.{case}")),
+                                name: case,
+                                fields: c.fields.iter().map(|f| self.field(f, false)).collect(),
+                                is_constant: c.is_constant != 0,
+                            }
+                        })
+                        .collect(),
+                },
+                Decl::TypeAlias { .. } => CDeclKind::TypeAlias,
+            };
+            decls.push(CDecl { name, qualified, kind, frame_size: 0 });
+        }
+        // Frame sizes: the highest slot any node of the module binds or reads, plus the fields.
+        let mut max_slot = 0u32;
+        for node in &nodes {
+            match node {
+                CNode::Slot { slot, .. } => max_slot = max_slot.max(slot.saturating_add(1)),
+                CNode::For { item, index, .. } => {
+                    max_slot = max_slot.max(item.saturating_add(1));
+                    if let Some(index) = index {
+                        max_slot = max_slot.max(index.saturating_add(1));
+                    }
+                }
+                CNode::ActionHandler { binding, .. } => max_slot = max_slot.max(binding.saturating_add(1)),
+                _ => {}
+            }
+        }
+        let max_slot = max_slot.min(256);
+        for decl in &mut decls {
+            decl.frame_size = max_slot;
+        }
+        let node_spans = module.debug.as_ref().map(|d| d.node_spans.clone()).unwrap_or_default();
+        Ok(CModule {
+            identity,
+            nodes,
+            decls,
+            types,
+            node_spans,
+            function_entrypoints: module.function_entrypoints.clone(),
+            decl_by_name: self.by_name[self.index].clone(),
+        })
+    }
+
+    fn node(&mut self, node: &Node) -> CNode {
+        let module = self.module;
+        match node {
+            Node::Bool { value } => CNode::Bool(*value != 0),
+            Node::String { value } => CNode::Str(self.s(*value)),
+            Node::Number { constant } => match module.constants.get(*constant as usize) {
+                Some(Constant::Int(i)) => CNode::Int(*i),
+                Some(Constant::Float(f)) => CNode::Float(*f),
+                Some(Constant::BigInt { digits }) => match module.string(*digits).parse::<i64>() {
+                    Ok(i) => CNode::Int(i),
+                    Err(_) => CNode::BadLiteral(
+                        format!("NX IR image is malformed: the integer {} does not fit 64 bits.", module.string(*digits)).into(),
+                    ),
+                },
+                None => CNode::BadLiteral("NX IR image is malformed: no such constant.".into()),
+            },
+            Node::Slot { slot, name } => CNode::Slot { slot: *slot, name: self.s(*name) },
+            Node::Reference(r) => CNode::Reference(self.target(*r)),
+            Node::Binary { op, lhs, rhs } => CNode::Binary {
+                op: BIN_OPS.get(*op as usize).copied().unwrap_or(BinOp::Add),
+                lhs: *lhs,
+                rhs: *rhs,
+            },
+            Node::Unary { op, operand } => {
+                if *op == 0 {
+                    CNode::Neg(*operand)
+                } else {
+                    CNode::Not(*operand)
+                }
+            }
+            Node::Call { callee, args } => CNode::Call { callee: *callee, args: args.clone().into_boxed_slice() },
+            Node::Intrinsic { op, args, order } => CNode::Intrinsic {
+                op: match op {
+                    0 => Intrinsic::Apply,
+                    1 => Intrinsic::Merge,
+                    2 => Intrinsic::Diff,
+                    _ => Intrinsic::Changed,
+                },
+                args: args.clone().into_boxed_slice(),
+                order: order.iter().map(|s| self.s(*s)).collect(),
+            },
+            Node::If { cond, then, otherwise } => CNode::If { cond: *cond, then: *then, otherwise: *otherwise },
+            Node::IfIs { scrutinee, arms, otherwise } => CNode::IfIs {
+                scrutinee: *scrutinee,
+                arms: arms.iter().map(|a| (a.patterns.clone().into_boxed_slice(), a.body)).collect(),
+                otherwise: *otherwise,
+            },
+            Node::Array { items } => CNode::Array(items.clone().into_boxed_slice()),
+            Node::For(l) | Node::ForRange(l) => CNode::For {
+                item: l.item_slot,
+                index: l.index_slot,
+                iterable: l.iterable,
+                body: l.body,
+                range: matches!(node, Node::ForRange(_)),
+            },
+            Node::Member { base, member } => CNode::Member { base: *base, name: self.s(*member), optional: false },
+            Node::OptionalMember { base, member } => CNode::Member { base: *base, name: self.s(*member), optional: true },
+            Node::Record { target, props, content } => CNode::Record {
+                name: self.s(target.name),
+                target: self.target(*target),
+                props: self.props(props),
+                content: content.clone().into_boxed_slice(),
+            },
+            Node::UnionCase { union, case, props, content } => CNode::UnionCase {
+                name: self.s(union.name),
+                target: self.target(*union),
+                case: self.s(*case),
+                props: self.props(props),
+                content: content.clone().into_boxed_slice(),
+            },
+            Node::Element { tag, props, content, .. } => CNode::Element {
+                tag: self.s(*tag),
+                props: self.props(props),
+                content: content.clone().into_boxed_slice(),
+            },
+            Node::Component { target, props, content } => CNode::Component {
+                name: self.s(target.name),
+                target: self.target(*target),
+                props: self.props(props),
+                content: content.clone().into_boxed_slice(),
+            },
+            Node::ActionHandler { component, emit, action, binding, owner, body } => CNode::ActionHandler {
+                component: self.target(*component),
+                emit: self.s(*emit),
+                action: self.target(*action),
+                binding: *binding,
+                owner: owner.map(|o| self.target(o)),
+                body: *body,
+            },
+            Node::Text { operand, type_name } => CNode::Text {
+                operand: *operand,
+                form: match module.string(*type_name) {
+                    "float64" => TextForm::Float64,
+                    "float32" => TextForm::Float32,
+                    "boolean" => TextForm::Boolean,
+                    _ => TextForm::Int,
+                },
+            },
+            Node::NamedCall { callee, args } => CNode::NamedCall { callee: *callee, args: self.props(args) },
+            Node::Exists { operand } => CNode::Exists(*operand),
+            Node::Coalesce { left, right } => CNode::Coalesce { left: *left, right: *right },
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Limits, the operation budget and the usage report (ir-format §6.1, §6.3, §6.4).
+
+use crate::error::{codes, IrError, IrResult, LimitInfo};
+
+pub const DEFAULT_MAX_CALL_DEPTH: u32 = 100;
+pub const DEFAULT_MAX_RANGE_LENGTH: u64 = 1_000_000;
+/// Expressions nest at most this deep across all calls of one evaluation (fixed).
+pub const MAX_EXPRESSION_NESTING: u32 = 1000;
+/// Host values nest at most this deep (fixed).
+pub const MAX_VALUE_NESTING: u32 = 256;
+/// Native stack one evaluation may use, measured from where it began.
+pub const DEFAULT_MAX_STACK_BYTES: usize = 1 << 20;
+
+/// The limits one call runs under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The operation budget; `None` is unlimited (and nothing is counted).
+    pub max_operations: Option<u64>,
+    /// The largest input size; `None` is unlimited (and nothing is measured).
+    pub max_input_size: Option<u64>,
+    pub max_call_depth: u32,
+    pub max_range_length: u64,
+    /// Native stack bytes one call may use (a guard, not a reference limit on counts).
+    pub max_stack_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_operations: None,
+            max_input_size: None,
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            max_range_length: DEFAULT_MAX_RANGE_LENGTH,
+            max_stack_bytes: DEFAULT_MAX_STACK_BYTES,
+        }
+    }
+}
+
+impl Limits {
+    pub fn with_budget(max_operations: u64) -> Self {
+        Limits { max_operations: Some(max_operations), ..Limits::default() }
+    }
+
+    /// Refuses limits no evaluation can run under (`nx-ir-options`): a stack budget below
+    /// 16 KiB or above 1 GiB, whose guard could not protect the native stack.
+    pub fn validate(&self) -> IrResult<()> {
+        if self.max_stack_bytes < (16 << 10) || self.max_stack_bytes > (1 << 30) {
+            return Err(IrError::new(
+                codes::OPTIONS,
+                format!("maxStackBytes must be between 16384 and 1073741824, got {}.", self.max_stack_bytes),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a call used: `operations` only when a budget was set, `input_size` only when an input
+/// limit was set and the input was within it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub operations: Option<u64>,
+    pub input_size: Option<u64>,
+}
+
+/// Builds a resource-limit error.
+pub(crate) fn limit_error(name: &'static str, value: u64, message: String) -> IrError {
+    let mut error = IrError::new(codes::RESOURCE_LIMIT, message);
+    error.diagnostics[0].limit = Some(LimitInfo { name, value });
+    error
+}
+
+/// Roughly where the native stack is now.
+#[inline(never)]
+pub(crate) fn stack_position() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}

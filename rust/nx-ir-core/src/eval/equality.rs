@@ -1,0 +1,124 @@
+//! Structural equality with its charges (ir-format §4.5). Under a budget every pair visited
+//! costs 1 before it is examined, texts and names cost ⌊len16/64⌋, and records compare every
+//! field even after a difference; with no budget the walk stops early (same result).
+
+use crate::error::IrResult;
+
+use super::machine::{Cx, Machine};
+use super::value::{len16, text_cost, Value};
+
+impl Machine<'_> {
+    /// Compares two values, charging to `cx` / `node`.
+    pub fn equal(&mut self, cx: Cx, node: Option<u32>, a: &Value, b: &Value) -> IrResult<bool> {
+        if !self.stack_ok() {
+            return Err(self.stack_error(cx, node));
+        }
+        self.charge(cx, node, 1)?;
+        match (a, b) {
+            (Value::Seq(x), Value::Seq(y)) => {
+                if x.len() != y.len() {
+                    return Ok(false);
+                }
+                for (p, q) in x.iter().zip(y.iter()) {
+                    if !self.equal(cx, node, p, q)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            (Value::Seq(x), other) | (other, Value::Seq(x)) => {
+                if x.len() == 1 {
+                    let (p, q) = if matches!(a, Value::Seq(_)) { (&x[0], other) } else { (other, &x[0]) };
+                    self.equal(cx, node, p, q)
+                } else {
+                    Ok(false)
+                }
+            }
+            (Value::Bool(x), Value::Bool(y)) => Ok(x == y),
+            (Value::Int(x), Value::Int(y)) => Ok(x == y),
+            (Value::Float(x), Value::Float(y)) => Ok(x == y),
+            (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => Ok(*x as f64 == *y),
+            (Value::Str(_) | Value::Case(_), Value::Str(_) | Value::Case(_)) => {
+                let (x, y) = (a.as_text().unwrap_or(""), b.as_text().unwrap_or(""));
+                if self.budgeted {
+                    let cost = if x.len() < 64 || y.len() < 64 { 0 } else { len16(x).min(len16(y)) / 64 };
+                    self.charge(cx, node, cost)?;
+                }
+                Ok(x == y)
+            }
+            (Value::Function(x), Value::Function(y)) => Ok(x == y),
+            (Value::Handler(x), Value::Handler(y)) => {
+                if x.module != y.module || x.decl != y.decl || x.node != y.node || x.capture.len() != y.capture.len() {
+                    return Ok(false);
+                }
+                for (p, q) in x.capture.iter().zip(y.capture.iter()) {
+                    let same = match (p, q) {
+                        (None, None) => true,
+                        (Some(p), Some(q)) => self.equal(cx, node, p, q)?,
+                        _ => false,
+                    };
+                    if !same {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            (Value::Record(x), Value::Record(y)) => {
+                match (&x.type_name, &y.type_name) {
+                    (Some(p), Some(q)) => {
+                        if self.budgeted {
+                            let cost = if p.len() < 64 || q.len() < 64 { 0 } else { len16(p).min(len16(q)) / 64 };
+                            self.charge(cx, node, cost)?;
+                        }
+                        if p != q {
+                            return Ok(false);
+                        }
+                    }
+                    (None, None) => {}
+                    _ => return Ok(false),
+                }
+                let mut equal = true;
+                if !self.budgeted {
+                    if x.fields.len() != y.fields.len() {
+                        return Ok(false);
+                    }
+                    for (name, value) in &x.fields {
+                        match y.get_name(name) {
+                            Some(other) => {
+                                if !self.equal(cx, node, value, other)? {
+                                    return Ok(false);
+                                }
+                            }
+                            None => return Ok(false),
+                        }
+                    }
+                    return Ok(true);
+                }
+                for (name, value) in &x.fields {
+                    self.charge(cx, node, text_cost(name))?;
+                    match y.get_name(name) {
+                        Some(other) => {
+                            self.charge(cx, node, text_cost(name))?;
+                            if !self.equal(cx, node, value, other)? {
+                                equal = false;
+                            }
+                        }
+                        None => {
+                            self.charge(cx, node, 1)?;
+                            equal = false;
+                        }
+                    }
+                }
+                for (name, _) in &y.fields {
+                    if x.get_name(name).is_none() {
+                        self.charge(cx, node, text_cost(name))?;
+                        self.charge(cx, node, 1)?;
+                        equal = false;
+                    }
+                }
+                Ok(equal)
+            }
+            _ => Ok(false),
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! The host boundary: the canonical host value ([`HostValue`]), the traits a binding implements
+//! to hand its own values in ([`HostValueSource`]) and take results out ([`HostValueSink`])
+//! without an intermediate copy, and the input size of ir-format §6.2.
+
+use std::borrow::Cow;
+
+use crate::error::{codes, IrError, IrResult, LimitInfo};
+
+use super::value::len16;
+
+/// A canonical host value (ir-format §5). Integers are 64-bit; the canonical JSON spelling of
+/// one outside ±(2^53−1) (`{"$type":"nx.int","value":"…"}`) is produced by
+/// [`super::json::to_json`], not stored here.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<HostValue>),
+    Record(HostRecord),
+}
+
+/// An object: an optional `$type` and its members in order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostRecord {
+    pub type_name: Option<String>,
+    pub fields: Vec<(String, HostValue)>,
+}
+
+impl HostRecord {
+    pub fn new(type_name: Option<&str>) -> Self {
+        HostRecord { type_name: type_name.map(str::to_string), fields: Vec::new() }
+    }
+
+    pub fn with(mut self, name: &str, value: HostValue) -> Self {
+        self.fields.push((name.to_string(), value));
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&HostValue> {
+        self.fields.iter().find(|(key, _)| key == name).map(|(_, value)| value)
+    }
+}
+
+impl HostValue {
+    pub fn str(text: impl Into<String>) -> Self {
+        HostValue::Str(text.into())
+    }
+}
+
+/// What one host value is, as a binding reads it. Containers hand out their children as handles
+/// of the binding's own type (for Python, borrowed objects), so nothing is copied wholesale.
+pub enum HostRead<'a, T> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Cow<'a, str>),
+    List(Vec<T>),
+    /// An object: the `$type` when it is a string, and the other members.
+    Record { type_name: Option<Cow<'a, str>>, fields: Vec<(Cow<'a, str>, T)> },
+}
+
+/// A host value the runtime can read. A failure to read (a value the binding cannot represent)
+/// should be an `nx-ir-boundary-type` error.
+pub trait HostValueSource {
+    type Child: HostValueSource;
+    fn read(&self) -> IrResult<HostRead<'_, Self::Child>>;
+}
+
+impl<'v> HostValueSource for &'v HostValue {
+    type Child = &'v HostValue;
+    fn read(&self) -> IrResult<HostRead<'_, &'v HostValue>> {
+        let value: &'v HostValue = self;
+        Ok(match value {
+            HostValue::Null => HostRead::Null,
+            HostValue::Bool(b) => HostRead::Bool(*b),
+            HostValue::Int(i) => HostRead::Int(*i),
+            HostValue::Float(f) => HostRead::Float(*f),
+            HostValue::Str(s) => HostRead::Str(Cow::Borrowed(s.as_str())),
+            HostValue::List(items) => HostRead::List(items.iter().collect()),
+            HostValue::Record(record) => HostRead::Record {
+                type_name: record.type_name.as_deref().map(Cow::Borrowed),
+                fields: record.fields.iter().map(|(k, v)| (Cow::Borrowed(k.as_str()), v)).collect(),
+            },
+        })
+    }
+}
+
+/// Where results go: a binding builds its own objects (Python dicts and lists) directly.
+pub trait HostValueSink {
+    type Out;
+    fn null(&mut self) -> IrResult<Self::Out>;
+    fn bool(&mut self, value: bool) -> IrResult<Self::Out>;
+    fn int(&mut self, value: i64) -> IrResult<Self::Out>;
+    fn float(&mut self, value: f64) -> IrResult<Self::Out>;
+    fn str(&mut self, value: &str) -> IrResult<Self::Out>;
+    fn list(&mut self, items: Vec<Self::Out>) -> IrResult<Self::Out>;
+    /// An object; `type_name` is written as `$type` first, then the fields in the order given
+    /// (sorted by name).
+    fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out>;
+}
+
+/// Builds [`HostValue`]s.
+pub struct HostValueBuilder;
+
+impl HostValueSink for HostValueBuilder {
+    type Out = HostValue;
+    fn null(&mut self) -> IrResult<HostValue> {
+        Ok(HostValue::Null)
+    }
+    fn bool(&mut self, value: bool) -> IrResult<HostValue> {
+        Ok(HostValue::Bool(value))
+    }
+    fn int(&mut self, value: i64) -> IrResult<HostValue> {
+        Ok(HostValue::Int(value))
+    }
+    fn float(&mut self, value: f64) -> IrResult<HostValue> {
+        Ok(HostValue::Float(value))
+    }
+    fn str(&mut self, value: &str) -> IrResult<HostValue> {
+        Ok(HostValue::Str(value.to_string()))
+    }
+    fn list(&mut self, items: Vec<HostValue>) -> IrResult<HostValue> {
+        Ok(HostValue::List(items))
+    }
+    fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, HostValue)>) -> IrResult<HostValue> {
+        Ok(HostValue::Record(HostRecord {
+            type_name: type_name.map(str::to_string),
+            fields: fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        }))
+    }
+}
+
+/// The `maxInputSize` failure: no declaration, no span.
+pub(crate) fn input_limit_error(limit: u64) -> IrError {
+    let mut error = IrError::new(
+        codes::RESOURCE_LIMIT,
+        format!("The call's input is larger than its limit of {limit}."),
+    );
+    error.diagnostics[0].limit = Some(LimitInfo { name: "maxInputSize", value: limit });
+    error
+}
+
+/// Text cost of a string, refusing to scan one whose byte length alone shows it is too long.
+fn text_size(text: &str, left: u64) -> u64 {
+    let bytes = text.len() as u64;
+    // len16 ≥ bytes / 3, so ⌊len16/64⌋ ≥ ⌊bytes/192⌋.
+    if bytes / 192 > left {
+        return bytes / 192;
+    }
+    if text.len() < 64 {
+        0
+    } else {
+        len16(text) / 64
+    }
+}
+
+/// Accumulates input size with an early stop once `limit` is passed.
+pub(crate) struct SizeMeter {
+    pub total: u64,
+    pub limit: Option<u64>,
+}
+
+impl SizeMeter {
+    pub fn new(limit: Option<u64>) -> Self {
+        SizeMeter { total: 0, limit }
+    }
+
+    #[inline]
+    fn left(&self) -> u64 {
+        match self.limit {
+            Some(limit) => limit.saturating_sub(self.total),
+            None => u64::MAX,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, amount: u64) -> bool {
+        self.total = self.total.saturating_add(amount);
+        self.over()
+    }
+
+    #[inline]
+    pub fn over(&self) -> bool {
+        matches!(self.limit, Some(limit) if self.total > limit)
+    }
+
+    /// Adds one value (iteratively: no recursion, so any depth is measured).
+    pub fn value<S: HostValueSource<Child = S>>(&mut self, value: &S) -> IrResult<()> {
+        let mut stack: Vec<S> = Vec::new();
+        self.one(value, &mut stack)?;
+        while let Some(next) = stack.pop() {
+            if self.over() {
+                break;
+            }
+            self.one(&next, &mut stack)?;
+        }
+        Ok(())
+    }
+
+    fn one<S: HostValueSource<Child = S>>(&mut self, value: &S, stack: &mut Vec<S>) -> IrResult<()> {
+        let read = value.read()?;
+        if self.add(1) {
+            return Ok(());
+        }
+        match read {
+            HostRead::Str(text) => {
+                let cost = text_size(&text, self.left());
+                self.add(cost);
+            }
+            HostRead::List(items) => {
+                for item in items.into_iter().rev() {
+                    stack.push(item);
+                }
+            }
+            HostRead::Record { type_name, fields } => {
+                if let Some(name) = type_name {
+                    let cost = text_size(&name, self.left());
+                    if self.add(cost) {
+                        return Ok(());
+                    }
+                }
+                // Names are measured in order before their values; the total is the same.
+                let mut pending = Vec::with_capacity(fields.len());
+                for (name, item) in fields {
+                    let cost = text_size(&name, self.left());
+                    if self.add(cost) {
+                        return Ok(());
+                    }
+                    pending.push(item);
+                }
+                stack.extend(pending.into_iter().rev());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Adds a record of members (named arguments, props): the record itself counts 1.
+    pub fn record<S: HostValueSource<Child = S>>(&mut self, fields: &[(&str, S)]) -> IrResult<()> {
+        if self.add(1) {
+            return Ok(());
+        }
+        for (name, value) in fields {
+            let cost = text_size(name, self.left());
+            if self.add(cost) {
+                return Ok(());
+            }
+            self.value(value)?;
+            if self.over() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The input size of one host value (ir-format §6.2). With a limit, measuring stops once the
+/// size passes it and some number greater than the limit is returned.
+pub fn measure_input_size<S: HostValueSource<Child = S>>(value: &S, limit: Option<u64>) -> IrResult<u64> {
+    let mut meter = SizeMeter::new(limit);
+    meter.value(value)?;
+    Ok(meter.total)
+}

@@ -1,0 +1,1072 @@
+//! The evaluator proper: one [`Machine`] per call, walking the compiled node arena under the
+//! budget. Every node evaluation charges 1 and nests one level (ir-format §4.2, §6.1).
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::{codes, IrError, IrResult, SourceSpan};
+
+use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, TextForm};
+use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
+use super::normalize::Path;
+use super::text::{float32_text, float64_text};
+use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Value};
+
+/// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
+/// call depth.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cx {
+    pub module: u32,
+    pub decl: u32,
+    pub depth: u32,
+}
+
+pub(crate) type Frame = Vec<Option<Value>>;
+
+const MAX_SLOTS: usize = 1 << 16;
+
+pub(crate) struct Machine<'p> {
+    pub prog: &'p CompiledProgram,
+    pub limits: &'p Limits,
+    pub budgeted: bool,
+    remaining: u64,
+    nesting: u32,
+    stack_base: usize,
+    /// A default failed: its failure is never blamed on a host argument.
+    pub default_failed: bool,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(prog: &'p CompiledProgram, limits: &'p Limits) -> Self {
+        Machine {
+            prog,
+            limits,
+            budgeted: limits.max_operations.is_some(),
+            remaining: limits.max_operations.unwrap_or(u64::MAX),
+            nesting: 0,
+            stack_base: stack_position(),
+            default_failed: false,
+        }
+    }
+
+    /// Operations charged so far (only meaningful with a budget).
+    pub fn used(&self) -> Option<u64> {
+        self.limits.max_operations.map(|budget| budget.saturating_sub(self.remaining))
+    }
+
+    // ---- diagnostics ------------------------------------------------------------------------
+
+    pub fn error(&self, cx: Cx, node: Option<u32>, code: &'static str, message: impl Into<String>) -> IrError {
+        let mut error = IrError::new(code, message);
+        if let Some(module) = self.prog.modules.get(cx.module as usize) {
+            if let Some(decl) = module.decls.get(cx.decl as usize) {
+                error.diagnostics[0].declaration = Some(decl.qualified.to_string());
+            }
+            if let Some(Some((start, end))) = node.and_then(|n| module.node_spans.get(n as usize)) {
+                error.diagnostics[0].source =
+                    Some(SourceSpan { identity: module.identity.to_string(), start: *start, end: *end });
+            }
+        }
+        error
+    }
+
+    pub fn fail<T>(&self, cx: Cx, node: u32, code: &'static str, message: impl Into<String>) -> IrResult<T> {
+        Err(self.error(cx, Some(node), code, message))
+    }
+
+    fn limit_fail(&self, cx: Cx, node: Option<u32>, name: &'static str, value: u64, message: String) -> IrError {
+        let mut error = limit_error(name, value, message);
+        let located = self.error(cx, node, codes::RESOURCE_LIMIT, "");
+        error.diagnostics[0].declaration = located.diagnostics[0].declaration.clone();
+        error.diagnostics[0].source = located.diagnostics[0].source.clone();
+        error
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn budget_exhausted(&self, cx: Cx, node: Option<u32>) -> IrError {
+        let budget = self.limits.max_operations.unwrap_or(u64::MAX);
+        self.limit_fail(cx, node, "maxOperations", budget, format!("The evaluation exceeded its budget of {budget} operations."))
+    }
+
+    // ---- charges ----------------------------------------------------------------------------
+
+    /// Charges `amount`, failing before the work when the budget does not cover it.
+    #[inline]
+    pub fn charge(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
+        if self.remaining < amount {
+            return Err(self.budget_exhausted(cx, node));
+        }
+        self.remaining -= amount;
+        Ok(())
+    }
+
+    /// Whether the native stack is within its budget.
+    #[inline]
+    pub fn stack_ok(&self) -> bool {
+        stack_position().abs_diff(self.stack_base) <= self.limits.max_stack_bytes
+    }
+
+    #[cold]
+    pub fn stack_error(&self, cx: Cx, node: Option<u32>) -> IrError {
+        let bytes = self.limits.max_stack_bytes as u64;
+        self.limit_fail(cx, node, "maxStackBytes", bytes, format!("The evaluation used more than {bytes} bytes of stack."))
+    }
+
+    /// The node charge and nesting check, without the nesting (a callee resolved in place, a
+    /// pattern read without being built).
+    #[inline]
+    fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+        if self.remaining == 0 || self.nesting >= MAX_EXPRESSION_NESTING || !self.stack_ok() {
+            return Err(self.node_limit(cx, index));
+        }
+        self.remaining -= 1;
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn node_limit(&self, cx: Cx, index: u32) -> IrError {
+        if self.remaining == 0 {
+            return self.budget_exhausted(cx, Some(index));
+        }
+        if self.nesting >= MAX_EXPRESSION_NESTING {
+            return self.limit_fail(
+                cx,
+                Some(index),
+                "maxExpressionNesting",
+                MAX_EXPRESSION_NESTING as u64,
+                format!("Expressions nest more than {MAX_EXPRESSION_NESTING} deep."),
+            );
+        }
+        self.stack_error(cx, Some(index))
+    }
+
+    // ---- nodes ------------------------------------------------------------------------------
+
+    /// Evaluates node `index` of `cx.module`.
+    #[inline]
+    pub fn eval(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
+        self.charge_node(cx, index)?;
+        self.nesting += 1;
+        let result = self.eval_node(cx, frame, index);
+        self.nesting -= 1;
+        result
+    }
+
+    fn node(&self, cx: Cx, index: u32) -> IrResult<&'p CNode> {
+        let prog: &'p CompiledProgram = self.prog;
+        prog.modules
+            .get(cx.module as usize)
+            .and_then(|m| m.nodes.get(index as usize))
+            .ok_or_else(|| self.error(cx, None, codes::MALFORMED, format!("NX IR image is malformed: node {index} does not exist.")))
+    }
+
+    fn eval_node(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
+        match self.node(cx, index)? {
+            CNode::Bool(b) => Ok(Value::Bool(*b)),
+            CNode::Int(i) => Ok(Value::Int(*i)),
+            CNode::Float(f) => Ok(Value::Float(*f)),
+            CNode::Str(s) => Ok(Value::Str(Arc::clone(s))),
+            CNode::BadLiteral(message) => self.fail(cx, index, codes::MALFORMED, message.to_string()),
+            CNode::Slot { slot, name } => match frame.get(*slot as usize) {
+                Some(Some(value)) => Ok(value.clone()),
+                _ => self.fail(cx, index, codes::SLOT, format!("Local slot '{name}' was not bound.")),
+            },
+            CNode::Binary { op, lhs, rhs } => self.eval_binary(cx, frame, index, *op, *lhs, *rhs),
+            CNode::Neg(operand) => match self.eval(cx, frame, *operand)? {
+                Value::Int(i) => Ok(Value::Int(i.wrapping_neg())),
+                Value::Float(f) => Ok(Value::Float(-f)),
+                _ => self.fail(cx, index, codes::NUMBER, "Operator 'neg' requires a numeric operand."),
+            },
+            CNode::Not(operand) => {
+                let value = self.eval(cx, frame, *operand)?;
+                Ok(Value::Bool(!self.boolean(cx, index, &value, "not")?))
+            }
+            CNode::Reference(target) => self.eval_reference(cx, index, target),
+            CNode::Text { operand, form } => {
+                let value = self.eval(cx, frame, *operand)?;
+                self.text(cx, index, &value, *form)
+            }
+            CNode::If { cond, then, otherwise } => {
+                let condition = self.eval(cx, frame, *cond)?;
+                if self.boolean(cx, index, &condition, "if condition")? {
+                    self.eval(cx, frame, *then)
+                } else if let Some(otherwise) = otherwise {
+                    self.eval(cx, frame, *otherwise)
+                } else {
+                    Ok(Value::empty())
+                }
+            }
+            CNode::IfIs { scrutinee, arms, otherwise } => {
+                let scrutinee = self.eval(cx, frame, *scrutinee)?;
+                for (patterns, body) in arms.iter() {
+                    for pattern in patterns.iter() {
+                        let value = self.pattern(cx, frame, *pattern)?;
+                        if self.pattern_matches(cx, *pattern, &scrutinee, &value)? {
+                            return self.eval(cx, frame, *body);
+                        }
+                    }
+                }
+                match otherwise {
+                    Some(otherwise) => self.eval(cx, frame, *otherwise),
+                    None => Ok(Value::empty()),
+                }
+            }
+            CNode::Array(items) => {
+                let items = self.items(cx, frame, index, items)?;
+                Ok(Value::seq(items))
+            }
+            CNode::For { item, index: index_slot, iterable, body, range } => {
+                if *range {
+                    self.eval_for_range(cx, frame, index, *item, *index_slot, *iterable, *body)
+                } else {
+                    self.eval_for(cx, frame, index, *item, *index_slot, *iterable, *body)
+                }
+            }
+            CNode::Member { base, name, optional } => {
+                let base = self.eval(cx, frame, *base)?;
+                if *optional {
+                    let receiver = match &base {
+                        Value::Seq(items) if items.is_empty() => return Ok(Value::empty()),
+                        Value::Seq(items) if items.len() == 1 => items[0].clone(),
+                        other => other.clone(),
+                    };
+                    self.member(cx, index, &receiver, name)
+                } else {
+                    self.member(cx, index, &base, name)
+                }
+            }
+            CNode::Exists(operand) => Ok(Value::Bool(!self.eval(cx, frame, *operand)?.is_empty())),
+            CNode::Coalesce { left, right } => {
+                let left = self.eval(cx, frame, *left)?;
+                if left.is_empty() {
+                    self.eval(cx, frame, *right)
+                } else {
+                    Ok(left)
+                }
+            }
+            CNode::Call { callee, args } => {
+                let function = self.callee(cx, frame, *callee, index)?;
+                let mut values = Vec::with_capacity(args.len());
+                for arg in args.iter() {
+                    values.push(match arg {
+                        Some(node) => Some(self.eval(cx, frame, *node)?),
+                        None => None,
+                    });
+                }
+                self.invoke(function, values, cx.depth + 1, false)
+            }
+            CNode::NamedCall { callee, args } => {
+                let function = self.callee(cx, frame, *callee, index)?;
+                let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
+                for (name, node) in args.iter() {
+                    let value = self.eval(cx, frame, *node)?;
+                    set_field(&mut fields, Arc::clone(name), value);
+                }
+                let values = self.by_name(function, &fields);
+                self.invoke(function, values, cx.depth + 1, false)
+            }
+            CNode::Intrinsic { op, args, order } => self.eval_intrinsic(cx, frame, index, *op, args, order),
+            CNode::Record { target, name, props, content } => {
+                self.eval_record(cx, frame, index, target, name, props, content)
+            }
+            CNode::UnionCase { target, name, case, props, content } => {
+                self.eval_union_case(cx, frame, index, target, name, case, props, content)
+            }
+            CNode::Element { tag, props, content } => {
+                let mut fields = self.properties(cx, frame, props)?;
+                let mut items = self.items(cx, frame, index, content)?;
+                match items.len() {
+                    0 => {}
+                    1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
+                    _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
+                }
+                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(tag)), fields })))
+            }
+            CNode::Component { target, name, props, content } => {
+                self.eval_component(cx, frame, index, target, name, props, content)
+            }
+            CNode::ActionHandler { component, emit, action, binding: _, owner, body: _ } => {
+                let (cm, cd) = self.resolve(cx, index, component)?;
+                let (am, ad) = self.resolve(cx, index, action)?;
+                if let Some(owner) = owner {
+                    self.resolve(cx, index, owner)?;
+                }
+                let prog = self.prog;
+                let component_key = match &prog.decl(cm, cd).kind {
+                    CDeclKind::Component { key, .. } => Arc::clone(key),
+                    _ => Arc::clone(&prog.decl(cm, cd).qualified),
+                };
+                Ok(Value::Handler(Rc::new(Handler {
+                    module: cx.module,
+                    decl: cx.decl,
+                    node: index,
+                    component_key,
+                    emit: Arc::clone(emit),
+                    action: Arc::clone(&prog.decl(am, ad).name),
+                    capture: frame.clone(),
+                })))
+            }
+        }
+    }
+
+    pub fn prog_name(&self, text: &str) -> Name {
+        self.prog.names.get(text).unwrap_or_else(|| Arc::from(text))
+    }
+
+    pub fn boolean(&self, cx: Cx, node: u32, value: &Value, what: &str) -> IrResult<bool> {
+        match value {
+            Value::Bool(b) => Ok(*b),
+            other => self.fail(cx, node, codes::TYPE, format!("Expected a boolean for '{what}', got {}.", other.describe())),
+        }
+    }
+
+    pub fn resolve(&self, cx: Cx, node: u32, target: &Target) -> IrResult<(u32, u32)> {
+        match target {
+            Target::Decl { module, decl } => Ok((*module, *decl)),
+            Target::Missing(message) => self.fail(cx, node, codes::REFERENCE, message.to_string()),
+        }
+    }
+
+    /// Evaluates nodes as the items of one sequence, charging each placement to `node`.
+    pub fn items(&mut self, cx: Cx, frame: &mut Frame, node: u32, nodes: &[u32]) -> IrResult<Vec<Value>> {
+        let mut items = Vec::with_capacity(nodes.len());
+        for item in nodes {
+            let value = self.eval(cx, frame, *item)?;
+            self.place(cx, node, &mut items, value)?;
+        }
+        Ok(items)
+    }
+
+    #[inline]
+    pub fn place(&mut self, cx: Cx, node: u32, items: &mut Vec<Value>, value: Value) -> IrResult<()> {
+        match value {
+            Value::Seq(elements) => {
+                self.charge(cx, Some(node), elements.len() as u64)?;
+                match Rc::try_unwrap(elements) {
+                    Ok(owned) => items.extend(owned),
+                    Err(shared) => items.extend(shared.iter().cloned()),
+                }
+            }
+            other => {
+                self.charge(cx, Some(node), 1)?;
+                items.push(other);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
+        let mut fields = Vec::with_capacity(props.len());
+        for (name, node) in props {
+            let value = self.eval(cx, frame, *node)?;
+            set_field(&mut fields, Arc::clone(name), value);
+        }
+        Ok(fields)
+    }
+
+    pub fn bind(&self, cx: Cx, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
+        let slot = slot as usize;
+        if slot >= MAX_SLOTS {
+            return Err(self.error(cx, None, codes::SLOT, format!("Local slot {slot} is past the {MAX_SLOTS} slots a frame may hold.")));
+        }
+        if frame.len() <= slot {
+            frame.resize(slot + 1, None);
+        }
+        frame[slot] = Some(value);
+        Ok(())
+    }
+
+    pub fn new_frame(&self, module: u32, decl: u32) -> Frame {
+        Vec::with_capacity(self.prog.decl(module, decl).frame_size as usize)
+    }
+
+    fn eval_reference(&mut self, cx: Cx, node: u32, target: &Target) -> IrResult<Value> {
+        let (module, decl) = self.resolve(cx, node, target)?;
+        let prog = self.prog;
+        let declaration = prog.decl(module, decl);
+        match &declaration.kind {
+            CDeclKind::Function { .. } => Ok(Value::Function(FunctionRef { module, decl })),
+            CDeclKind::Value { init, ty } => {
+                let vcx = Cx { module, decl, depth: cx.depth };
+                let mut frame = self.new_frame(module, decl);
+                let value = self.eval(vcx, &mut frame, *init)?;
+                match ty {
+                    Some(ty) => {
+                        let label = format!("value '{}'", declaration.name);
+                        self.normalize(vcx, *ty, value, &Path::Root(&label))
+                    }
+                    None => Ok(value),
+                }
+            }
+            _ => self.fail(cx, node, codes::REFERENCE, format!("Declaration '{}' cannot be used as a value.", declaration.name)),
+        }
+    }
+
+    // ---- operators --------------------------------------------------------------------------
+
+    fn eval_binary(&mut self, cx: Cx, frame: &mut Frame, index: u32, op: BinOp, lhs: u32, rhs: u32) -> IrResult<Value> {
+        match op {
+            BinOp::And | BinOp::Or => {
+                let name = if op == BinOp::And { "and" } else { "or" };
+                let left = self.eval(cx, frame, lhs)?;
+                let left = self.boolean(cx, index, &left, name)?;
+                if (op == BinOp::And) != left {
+                    return Ok(Value::Bool(left));
+                }
+                let right = self.eval(cx, frame, rhs)?;
+                Ok(Value::Bool(self.boolean(cx, index, &right, name)?))
+            }
+            _ => {
+                let left = self.eval(cx, frame, lhs)?;
+                let right = self.eval(cx, frame, rhs)?;
+                self.binary(cx, index, op, left, right)
+            }
+        }
+    }
+
+    fn binary(&mut self, cx: Cx, index: u32, op: BinOp, left: Value, right: Value) -> IrResult<Value> {
+        use BinOp::*;
+        match op {
+            Eq | Ne => {
+                let equal = self.equal(cx, Some(index), &left, &right)?;
+                return Ok(Value::Bool(equal == (op == Eq)));
+            }
+            Concat => {
+                let (Some(l), Some(r)) = (left.as_text(), right.as_text()) else {
+                    return self.fail(cx, index, codes::OPERATOR, "Operator 'concat' requires string operands.");
+                };
+                if self.budgeted {
+                    let cost = (len16(l) + len16(r)) / 64;
+                    self.charge(cx, Some(index), cost)?;
+                }
+                let mut text = String::with_capacity(l.len() + r.len());
+                text.push_str(l);
+                text.push_str(r);
+                return Ok(Value::Str(Arc::from(text)));
+            }
+            _ => {}
+        }
+        if let (Value::Int(a), Value::Int(b)) = (&left, &right) {
+            let (a, b) = (*a, *b);
+            return Ok(match op {
+                Add => Value::Int(a.wrapping_add(b)),
+                Sub => Value::Int(a.wrapping_sub(b)),
+                Mul => Value::Int(a.wrapping_mul(b)),
+                Div => {
+                    if b == 0 {
+                        return self.division_by_zero(cx, index);
+                    }
+                    Value::Float(a as f64 / b as f64)
+                }
+                IDiv => {
+                    if b == 0 {
+                        return self.division_by_zero(cx, index);
+                    }
+                    Value::Int(a.wrapping_div(b))
+                }
+                Mod | IMod => {
+                    if b == 0 {
+                        return self.division_by_zero(cx, index);
+                    }
+                    Value::Int(a.wrapping_rem(b))
+                }
+                Lt => Value::Bool(a < b),
+                Le => Value::Bool(a <= b),
+                Gt => Value::Bool(a > b),
+                Ge => Value::Bool(a >= b),
+                FAdd32 => Value::Float(f32_round(a as f64 + b as f64)),
+                FSub32 => Value::Float(f32_round(a as f64 - b as f64)),
+                FMul32 => Value::Float(f32_round(a as f64 * b as f64)),
+                FDiv32 => {
+                    if b == 0 {
+                        return self.division_by_zero(cx, index);
+                    }
+                    Value::Float(f32_round(a as f64 / b as f64))
+                }
+                Eq | Ne | Concat | And | Or => unreachable_value(),
+            });
+        }
+        let (Some(a), Some(b)) = (number(&left), number(&right)) else {
+            return self.fail(cx, index, codes::NUMBER, format!("Operator '{}' requires numeric operands.", op.name()));
+        };
+        Ok(match op {
+            Add => Value::Float(a + b),
+            Sub => Value::Float(a - b),
+            Mul => Value::Float(a * b),
+            Div => {
+                if b == 0.0 {
+                    return self.division_by_zero(cx, index);
+                }
+                Value::Float(a / b)
+            }
+            IDiv | IMod => {
+                let (Some(x), Some(y)) = (integral(a), integral(b)) else {
+                    return self.fail(
+                        cx,
+                        index,
+                        codes::NUMBER,
+                        format!("Operator '{}' requires integer operands for integer results.", op.name()),
+                    );
+                };
+                if y == 0 {
+                    return self.division_by_zero(cx, index);
+                }
+                if op == IDiv {
+                    Value::Int(x.wrapping_div(y))
+                } else {
+                    Value::Int(x.wrapping_rem(y))
+                }
+            }
+            Mod => {
+                if b == 0.0 {
+                    return self.division_by_zero(cx, index);
+                }
+                let r = a % b;
+                Value::Float(if r == 0.0 { 0.0 } else { r })
+            }
+            Lt => Value::Bool(a < b),
+            Le => Value::Bool(a <= b),
+            Gt => Value::Bool(a > b),
+            Ge => Value::Bool(a >= b),
+            FAdd32 => Value::Float(f32_round(a + b)),
+            FSub32 => Value::Float(f32_round(a - b)),
+            FMul32 => Value::Float(f32_round(a * b)),
+            FDiv32 => {
+                if b == 0.0 {
+                    return self.division_by_zero(cx, index);
+                }
+                Value::Float(f32_round(a / b))
+            }
+            Eq | Ne | Concat | And | Or => unreachable_value(),
+        })
+    }
+
+    fn division_by_zero<T>(&self, cx: Cx, index: u32) -> IrResult<T> {
+        self.fail(cx, index, codes::DIVISION_BY_ZERO, "Division by zero.")
+    }
+
+    fn text(&self, cx: Cx, index: u32, value: &Value, form: TextForm) -> IrResult<Value> {
+        let text = match (form, value) {
+            (TextForm::Int | TextForm::Float64, Value::Int(i)) => i.to_string(),
+            (TextForm::Int | TextForm::Float64, Value::Float(f)) => float64_text(*f),
+            (TextForm::Float32, Value::Int(i)) => float32_text(*i as f64),
+            (TextForm::Float32, Value::Float(f)) => float32_text(*f),
+            (TextForm::Boolean, Value::Bool(b)) => (if *b { "true" } else { "false" }).to_string(),
+            (form, other) => {
+                let named = match form {
+                    TextForm::Int => "int",
+                    TextForm::Float64 => "float64",
+                    TextForm::Float32 => "float32",
+                    TextForm::Boolean => "boolean",
+                };
+                return self.fail(
+                    cx,
+                    index,
+                    codes::OPERATOR,
+                    format!("A text conversion from '{named}' cannot render {}.", other.describe()),
+                );
+            }
+        };
+        Ok(Value::Str(Arc::from(text)))
+    }
+
+    // ---- members ----------------------------------------------------------------------------
+
+    fn member(&self, cx: Cx, index: u32, base: &Value, name: &Name) -> IrResult<Value> {
+        let Value::Record(record) = base else {
+            return self.fail(cx, index, codes::BOUNDARY_TYPE, "Expected member access to be an object.");
+        };
+        if let Some(value) = record.get_name(name) {
+            return Ok(value.clone());
+        }
+        if let Some(type_name) = &record.type_name {
+            if let Some(shapes) = self.prog.shapes.get(type_name) {
+                for shape in shapes {
+                    let (fields, update) = self.shape_fields(shape.module, shape.decl, shape.case);
+                    if let Some(field) = fields.iter().find(|f| *f.name == **name) {
+                        if update || self.admits_empty(shape.module, field.ty) {
+                            return Ok(Value::empty());
+                        }
+                    }
+                }
+            }
+        }
+        self.fail(cx, index, codes::MEMBER, format!("Object does not contain member '{name}'."))
+    }
+
+    /// The fields of a shape, and whether it is an update record.
+    pub fn shape_fields(&self, module: u32, decl: u32, case: Option<u32>) -> (&'p [CField], bool) {
+        let prog: &'p CompiledProgram = self.prog;
+        match (&prog.decl(module, decl).kind, case) {
+            (CDeclKind::Record { fields, update_target, .. }, None) => (fields, update_target.is_some()),
+            (CDeclKind::Union { cases }, Some(c)) => (cases.get(c as usize).map(|c| &*c.fields).unwrap_or(&[]), false),
+            (CDeclKind::Component { props, .. }, _) => (props, false),
+            _ => (&[], false),
+        }
+    }
+
+    // ---- loops ------------------------------------------------------------------------------
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_for(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        item: u32,
+        index_slot: Option<u32>,
+        iterable: u32,
+        body: u32,
+    ) -> IrResult<Value> {
+        let iterable = self.eval(cx, frame, iterable)?;
+        let items = match iterable {
+            Value::Seq(items) => items,
+            single => {
+                self.bind(cx, frame, item, single)?;
+                if let Some(slot) = index_slot {
+                    self.bind(cx, frame, slot, Value::Int(0))?;
+                }
+                return self.eval(cx, frame, body);
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (position, value) in items.iter().enumerate() {
+            self.bind(cx, frame, item, value.clone())?;
+            if let Some(slot) = index_slot {
+                self.bind(cx, frame, slot, Value::Int(position as i64))?;
+            }
+            let value = self.eval(cx, frame, body)?;
+            self.place(cx, index, &mut out, value)?;
+        }
+        Ok(Value::seq(out))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_for_range(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        item: u32,
+        index_slot: Option<u32>,
+        iterable: u32,
+        body: u32,
+    ) -> IrResult<Value> {
+        let iterable = self.eval(cx, frame, iterable)?;
+        let bounds = match &iterable {
+            Value::Record(record) if record.type_name() == Some("Range") => {
+                match (record.get("start"), record.get("end"), record.get("endInclusive")) {
+                    (Some(start), Some(end), Some(Value::Bool(inclusive))) => {
+                        match (range_int(start), range_int(end)) {
+                            (Some(start), Some(end)) => Some((start, end, *inclusive)),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some((start, end, inclusive)) = bounds else {
+            return self.fail(cx, index, codes::FOR, "For expression iterable must evaluate to a Range record with integer bounds.");
+        };
+        let span = end as i128 - start as i128;
+        let count: i128 = if span > 0 {
+            span + inclusive as i128
+        } else if span == 0 && inclusive {
+            1
+        } else {
+            0
+        };
+        if count > self.limits.max_range_length as i128 {
+            let limit = self.limits.max_range_length;
+            return Err(self.limit_fail(
+                cx,
+                Some(index),
+                "maxRangeLength",
+                limit,
+                format!("A range of {count} integers is longer than the limit of {limit}."),
+            ));
+        }
+        let count = count as u64;
+        // Reserve no more than the budget can pay for.
+        let reserve = count.min(self.remaining).min(1 << 16) as usize;
+        let mut out = Vec::with_capacity(reserve);
+        for position in 0..count {
+            let value = (start as i128 + position as i128) as i64;
+            self.bind(cx, frame, item, Value::Int(value))?;
+            if let Some(slot) = index_slot {
+                self.bind(cx, frame, slot, Value::Int(position as i64))?;
+            }
+            let value = self.eval(cx, frame, body)?;
+            self.place(cx, index, &mut out, value)?;
+        }
+        Ok(Value::seq(out))
+    }
+
+    // ---- patterns ---------------------------------------------------------------------------
+
+    fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32) -> IrResult<Value> {
+        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
+            let prog = self.prog;
+            if let CDeclKind::Union { cases } = &prog.decl(*module, *decl).kind {
+                if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
+                    if !found.is_constant {
+                        self.charge_node(cx, node)?;
+                        return Ok(Value::Record(Rc::new(Record {
+                            type_name: Some(Arc::clone(&found.type_name)),
+                            fields: Vec::new(),
+                        })));
+                    }
+                }
+            }
+        }
+        self.eval(cx, frame, node)
+    }
+
+    fn pattern_matches(&mut self, cx: Cx, node: u32, scrutinee: &Value, pattern: &Value) -> IrResult<bool> {
+        if pattern.is_empty() || scrutinee.is_empty() {
+            return Ok(pattern.is_empty() && scrutinee.is_empty());
+        }
+        if let (Value::Record(s), Value::Record(p)) = (scrutinee, pattern) {
+            if let Some(name) = &p.type_name {
+                return Ok(s.type_name.as_deref() == Some(&**name));
+            }
+        }
+        self.equal(cx, Some(node), scrutinee, pattern)
+    }
+
+    // ---- calls ------------------------------------------------------------------------------
+
+    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, _call: u32) -> IrResult<FunctionRef> {
+        if let CNode::Reference(Target::Decl { module, decl }) = self.node(cx, callee)? {
+            if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
+                self.charge_node(cx, callee)?;
+                return Ok(FunctionRef { module: *module, decl: *decl });
+            }
+        }
+        match self.eval(cx, frame, callee)? {
+            Value::Function(function) => Ok(function),
+            _ => self.fail(cx, callee, codes::CALL, "NX IR call callee did not evaluate to a function value."),
+        }
+    }
+
+    /// Maps named arguments onto the callee's declared parameters; extra names are dropped.
+    pub fn by_name(&self, function: FunctionRef, fields: &[(Name, Value)]) -> Vec<Option<Value>> {
+        match &self.prog.decl(function.module, function.decl).kind {
+            CDeclKind::Function { params, .. } => params
+                .iter()
+                .map(|p| fields.iter().find(|(k, _)| Arc::ptr_eq(k, &p.name) || **k == *p.name).map(|(_, v)| v.clone()))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Invokes a function at `depth` with positional arguments (`None` = left out).
+    pub fn invoke(&mut self, function: FunctionRef, args: Vec<Option<Value>>, depth: u32, host: bool) -> IrResult<Value> {
+        let prog = self.prog;
+        let fcx = Cx { module: function.module, decl: function.decl, depth };
+        if depth > self.limits.max_call_depth {
+            let limit = self.limits.max_call_depth;
+            return Err(limit_error(
+                "maxCallDepth",
+                limit as u64,
+                format!("Function calls nest deeper than the call depth {limit}."),
+            ));
+        }
+        let declaration = prog.decl(function.module, function.decl);
+        let CDeclKind::Function { params, body, result, .. } = &declaration.kind else {
+            return Err(self.error(fcx, None, codes::CALL, format!("'{}' is not a function.", declaration.name)));
+        };
+        if args.len() > params.len() {
+            return Err(self.error(
+                fcx,
+                None,
+                codes::ARGUMENTS,
+                format!("Function '{}' expected at most {} arguments, got {}.", declaration.name, params.len(), args.len()),
+            ));
+        }
+        let mut frame = self.new_frame(function.module, function.decl);
+        let mut args = args.into_iter();
+        for (slot, param) in params.iter().enumerate() {
+            let arg = args.next().flatten();
+            let outcome = self.bind_param(fcx, &mut frame, slot as u32, param, arg, &declaration.name);
+            if let Err(mut error) = outcome {
+                if host && !self.default_failed {
+                    for diagnostic in &mut error.diagnostics {
+                        let code = diagnostic.code;
+                        if code == codes::ARGUMENTS || code == codes::FUNCTION_VALUE || code.starts_with("nx-ir-boundary-") {
+                            diagnostic.argument = Some(param.name.to_string());
+                        }
+                    }
+                }
+                return Err(error);
+            }
+        }
+        let value = self.eval(fcx, &mut frame, *body)?;
+        match result {
+            Some(ty) => {
+                let label = format!("return value for '{}'", declaration.name);
+                self.normalize(fcx, *ty, value, &Path::Root(&label))
+            }
+            None => Ok(value),
+        }
+    }
+
+    fn bind_param(
+        &mut self,
+        fcx: Cx,
+        frame: &mut Frame,
+        slot: u32,
+        param: &CField,
+        arg: Option<Value>,
+        function: &str,
+    ) -> IrResult<()> {
+        let value = match arg {
+            Some(value) => {
+                let value = match value {
+                    Value::Seq(items) if param.content => {
+                        let mut out = Vec::with_capacity(items.len());
+                        for item in items.iter() {
+                            match item {
+                                Value::Seq(inner) => {
+                                    self.charge(fcx, None, (inner.len() as u64).max(1))?;
+                                    out.extend(inner.iter().cloned());
+                                }
+                                other => {
+                                    self.charge(fcx, None, 1)?;
+                                    out.push(other.clone());
+                                }
+                            }
+                        }
+                        Value::seq(out)
+                    }
+                    other => other,
+                };
+                self.normalize(fcx, param.ty, value, &Path::Root(&*param.name))?
+            }
+            None => match param.default {
+                Some(default) => {
+                    let result = self
+                        .eval(fcx, frame, default)
+                        .and_then(|value| self.normalize(fcx, param.ty, value, &Path::Root(&*param.name)));
+                    match result {
+                        Ok(value) => value,
+                        Err(error) => {
+                            self.default_failed = true;
+                            return Err(error);
+                        }
+                    }
+                }
+                None if param.optional => self.normalize(fcx, param.ty, Value::empty(), &Path::Root(&*param.name))?,
+                None => {
+                    return Err(self.error(
+                        fcx,
+                        None,
+                        codes::ARGUMENTS,
+                        format!("Function '{function}' requires argument '{}'.", param.name),
+                    ))
+                }
+            },
+        };
+        self.bind(fcx, frame, slot, value)
+    }
+
+    // ---- constructions ----------------------------------------------------------------------
+
+    /// Binds content items to a declaration's content field (ir-format §4.8).
+    pub fn bind_content(
+        &self,
+        cx: Cx,
+        node: u32,
+        decl_module: u32,
+        fields: &[CField],
+        props: &mut Vec<(Name, Value)>,
+        items: Vec<Value>,
+        what: &str,
+    ) -> IrResult<()> {
+        let Some(field) = fields.iter().find(|f| f.content) else {
+            return self.fail(cx, node, codes::BOUNDARY_FIELD, format!("{what} does not accept content."));
+        };
+        if props.iter().any(|(k, _)| **k == *field.name) {
+            return self.fail(
+                cx,
+                node,
+                codes::BOUNDARY_FIELD,
+                format!("{what} field '{}' was supplied both as a property and as content.", field.name),
+            );
+        }
+        let value = if self.admits_many(decl_module, field.ty) || items.len() != 1 {
+            Value::seq(items)
+        } else {
+            items.into_iter().next().unwrap_or_else(Value::empty)
+        };
+        props.push((Arc::clone(&field.name), value));
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_record(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        target: &Target,
+        name: &Name,
+        props: &[(Name, u32)],
+        content: &[u32],
+    ) -> IrResult<Value> {
+        let (module, decl) = self.resolve(cx, index, target)?;
+        let prog = self.prog;
+        let declaration = prog.decl(module, decl);
+        let CDeclKind::Record { fields, update_target, .. } = &declaration.kind else {
+            return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
+        };
+        let mut input = self.properties(cx, frame, props)?;
+        if !content.is_empty() {
+            let items = self.items(cx, frame, index, content)?;
+            self.bind_content(cx, index, module, fields, &mut input, items, name)?;
+        }
+        let rcx = Cx { module, decl, depth: cx.depth };
+        let fields_out = if update_target.is_some() {
+            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(&**name))?
+        } else {
+            let mut frame = self.new_frame(module, decl);
+            self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(&**name), false)?
+        };
+        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: fields_out })))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_union_case(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        target: &Target,
+        name: &Name,
+        case: &Name,
+        props: &[(Name, u32)],
+        content: &[u32],
+    ) -> IrResult<Value> {
+        let (module, decl) = self.resolve(cx, index, target)?;
+        let prog = self.prog;
+        let declaration = prog.decl(module, decl);
+        let CDeclKind::Union { cases } = &declaration.kind else {
+            return self.fail(cx, index, codes::UNION, format!("'{name}' is not a union."));
+        };
+        let Some(found) = cases.iter().find(|c| c.name == *case) else {
+            return self.fail(cx, index, codes::UNION, format!("'{name}' has no case '{case}'."));
+        };
+        if found.is_constant {
+            return Ok(Value::Case(Rc::new(CaseValue { union: Arc::clone(&declaration.name), case: Arc::clone(&found.name) })));
+        }
+        let mut input = self.properties(cx, frame, props)?;
+        if !content.is_empty() {
+            let items = self.items(cx, frame, index, content)?;
+            self.bind_content(cx, index, module, &found.fields, &mut input, items, &found.type_name)?;
+        }
+        let ucx = Cx { module, decl, depth: cx.depth };
+        let mut frame = self.new_frame(module, decl);
+        let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&*found.type_name), false)?;
+        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&found.type_name)), fields })))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_component(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        target: &Target,
+        name: &Name,
+        props: &[(Name, u32)],
+        content: &[u32],
+    ) -> IrResult<Value> {
+        let (module, decl) = self.resolve(cx, index, target)?;
+        let prog = self.prog;
+        let declaration = prog.decl(module, decl);
+        let CDeclKind::Component { props: fields, emits, key, .. } = &declaration.kind else {
+            return self.fail(cx, index, codes::COMPONENT, format!("'{name}' is not a component."));
+        };
+        let input = self.properties(cx, frame, props)?;
+        let items = if content.is_empty() { None } else { Some(self.items(cx, frame, index, content)?) };
+        // Split off the handler properties.
+        let mut plain = Vec::with_capacity(input.len());
+        let mut handlers = Vec::new();
+        for (prop, value) in input {
+            let emit = prop.strip_prefix("on").and_then(|rest| emits.iter().find(|(e, _)| **e == *rest));
+            match (emit, &value) {
+                (Some((emit, _)), Value::Handler(handler)) => {
+                    if handler.component_key != *key || handler.emit != *emit {
+                        return self.fail(
+                            cx,
+                            index,
+                            codes::TYPE,
+                            format!("'{prop}' of {name} must be a handler for {name}'s '{emit}' action."),
+                        );
+                    }
+                    handlers.push((prop, value));
+                }
+                (Some(_), Value::Record(record)) if record.type_name() == Some("ActionHandler") => {
+                    return self.fail(cx, index, codes::BOUNDARY_FIELD, format!("'{prop}' of {name} cannot be an ActionHandler record."));
+                }
+                (Some(_), _) => {
+                    return self.fail(cx, index, codes::TYPE, format!("'{prop}' of {name} must be an action handler."));
+                }
+                (None, Value::Handler(_)) => {
+                    return self.fail(cx, index, codes::BOUNDARY_FIELD, format!("{name} does not emit an action for '{prop}'."));
+                }
+                (None, _) => plain.push((prop, value)),
+            }
+        }
+        if let Some(items) = items {
+            self.bind_content(cx, index, module, fields, &mut plain, items, name)?;
+        }
+        let ccx = Cx { module, decl, depth: cx.depth };
+        let mut frame = self.new_frame(module, decl);
+        let label = format!("{name} props");
+        let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Root(&label), false)?;
+        out.extend(handlers);
+        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: out })))
+    }
+}
+
+#[inline]
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// An integral float as the integer it is, within ±(2^53−1).
+pub(crate) fn integral(value: f64) -> Option<i64> {
+    (value.fract() == 0.0 && value.abs() <= 9_007_199_254_740_991.0).then_some(value as i64)
+}
+
+fn range_int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Int(i) => Some(*i),
+        Value::Float(f) => integral(*f),
+        _ => None,
+    }
+}
+
+#[inline]
+fn f32_round(value: f64) -> f64 {
+    value as f32 as f64
+}
+
+#[cold]
+fn unreachable_value() -> Value {
+    Value::empty()
+}
+
+#[allow(dead_code)]
+pub(crate) fn text_len_cost(text: &str) -> u64 {
+    text_cost(text)
+}

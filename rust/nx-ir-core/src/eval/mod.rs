@@ -1,0 +1,204 @@
+//! The metered evaluator of NX IR schema 5 (ir-format §4–§7).
+//!
+//! A linked program is compiled once into a [`CompiledProgram`] (node arena with resolved
+//! references, decoded constants, interned names, typed declarations); each call then runs one
+//! [`Machine`](machine::Machine) over it under [`Limits`], charging the six charges of §6.1 in
+//! the reference order, and writes its result through a [`HostValueSink`].
+//!
+//! Choices where the TypeScript and Rust reference runtimes disagree (ir-format §9) follow the
+//! Rust runtime: `Int` and `Float` are distinct (`mod` of two ints is an int), a bigint constant
+//! outside i64 is `nx-ir-malformed` when evaluated, an `nx.int` record is the integer at an
+//! `int`/`int64` site, host `null` reads as the empty value everywhere (also nested under
+//! `object`), integral floats up to ±(2^53−1) are accepted as range bounds, fields are written
+//! in byte order of their names, and an image whose table names only the prelude must still be
+//! linked. The native stack is guarded by the fixed expression nesting (1000), the call depth,
+//! the value nesting (256) and a stack-position check (`max_stack_bytes`, 1 MiB by default).
+//!
+//! Not supported yet: the component lifecycle (initialize, evaluate, dispatch, state patches).
+
+mod compiled;
+mod cost;
+mod equality;
+mod host;
+mod intrinsic;
+pub mod json;
+mod machine;
+mod normalize;
+mod output;
+mod source;
+mod text;
+mod value;
+
+pub use compiled::CompiledProgram;
+pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
+pub use host::{measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
+pub use source::{ModelProgram, ProgramSource};
+pub use text::{float32_text, float64_text};
+
+use crate::error::{codes, IrError, IrResult};
+
+use compiled::CDeclKind;
+use host::{input_limit_error, SizeMeter};
+use machine::{Cx, Machine};
+use normalize::function_record;
+use value::FunctionRef;
+
+/// The result of a call: its canonical value and what it used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub value: HostValue,
+    pub usage: Usage,
+}
+
+/// Evaluates the function entrypoint `name` of the entry module with positional arguments.
+pub fn evaluate_function(program: &CompiledProgram, name: &str, args: &[HostValue], limits: &Limits) -> IrResult<Evaluation> {
+    let args: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
+    let mut usage = Usage::default();
+    let value = evaluate_function_with(program, name, &args, limits, &mut HostValueBuilder, &mut usage)?;
+    Ok(Evaluation { value, usage })
+}
+
+/// Calls a function value (a `{"$type":"Function","module","name"}` record) with arguments by
+/// parameter name; names the function does not declare are dropped.
+pub fn call_function(
+    program: &CompiledProgram,
+    function: &HostValue,
+    args: &[(&str, HostValue)],
+    limits: &Limits,
+) -> IrResult<Evaluation> {
+    let named: Vec<(&str, &HostValue)> = args.iter().map(|(k, v)| (*k, v)).collect();
+    let mut usage = Usage::default();
+    let value = call_function_with(program, &function, &named, limits, &mut HostValueBuilder, &mut usage)?;
+    Ok(Evaluation { value, usage })
+}
+
+/// [`evaluate_function`] over any host value source and sink; `usage` is filled on success and
+/// on failure. A `None` argument is left out for the function to fill.
+pub fn evaluate_function_with<S, K>(
+    program: &CompiledProgram,
+    name: &str,
+    args: &[Option<S>],
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
+    *usage = Usage::default();
+    limits.validate()?;
+    if let Some(limit) = limits.max_input_size {
+        let mut meter = SizeMeter::new(Some(limit));
+        for arg in args {
+            match arg {
+                Some(arg) => meter.value(arg)?,
+                None => {
+                    meter.total += 1;
+                }
+            }
+            if meter.over() {
+                break;
+            }
+        }
+        if meter.over() {
+            usage.operations = limits.max_operations.map(|_| 0);
+            return Err(input_limit_error(limit));
+        }
+        usage.input_size = Some(meter.total);
+    }
+    let entry = program.modules.first().ok_or_else(|| IrError::new(codes::UNLINKED, "The program has no modules."))?;
+    let decl = entry
+        .function_entrypoints
+        .iter()
+        .copied()
+        .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
+        .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
+    let mut machine = Machine::new(program, limits);
+    let result = (|| {
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            values.push(match arg {
+                Some(arg) => Some(machine.from_host(arg, 0)?),
+                None => None,
+            });
+        }
+        run(&mut machine, FunctionRef { module: 0, decl }, values, sink)
+    })();
+    usage.operations = machine.used();
+    result
+}
+
+/// [`call_function`] over any host value source and sink.
+pub fn call_function_with<S, K>(
+    program: &CompiledProgram,
+    function: &S,
+    args: &[(&str, S)],
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
+    *usage = Usage::default();
+    limits.validate()?;
+    if let Some(limit) = limits.max_input_size {
+        let mut meter = SizeMeter::new(Some(limit));
+        meter.value(function)?;
+        if !meter.over() {
+            meter.record(args)?;
+        }
+        if meter.over() {
+            usage.operations = limits.max_operations.map(|_| 0);
+            return Err(input_limit_error(limit));
+        }
+        usage.input_size = Some(meter.total);
+    }
+    let mut machine = Machine::new(program, limits);
+    let result = (|| {
+        let record = machine.from_host(function, 0)?;
+        let Some((module, name)) = function_record(&record) else {
+            return Err(IrError::new(
+                codes::FUNCTION_VALUE,
+                "call_function expects a Function record: { $type: \"Function\", module, name }.",
+            ));
+        };
+        let function = machine.resolve_function(&module, &name, &"call_function")?;
+        let mut fields = Vec::with_capacity(args.len());
+        for (key, value) in args {
+            fields.push((machine.prog_name(key), machine.from_host(value, 0)?));
+        }
+        let values = machine.by_name(function, &fields);
+        run(&mut machine, function, values, sink)
+    })();
+    usage.operations = machine.used();
+    result
+}
+
+fn run<K: HostValueSink>(
+    machine: &mut Machine<'_>,
+    function: FunctionRef,
+    args: Vec<Option<value::Value>>,
+    sink: &mut K,
+) -> IrResult<K::Out> {
+    let value = machine.invoke(function, args, 0, true)?;
+    let cx = Cx { module: function.module, decl: function.decl, depth: 0 };
+    let optional = matches!(
+        machine.prog.decl(function.module, function.decl).kind,
+        CDeclKind::Function { result_optional: true, .. }
+    );
+    if optional && value.is_empty() {
+        return sink.null();
+    }
+    machine.write(cx, &value, sink)
+}
+
+/// The input size of one host value (re-exported measure; see ir-format §6.2).
+pub fn input_size(value: &HostValue, limit: Option<u64>) -> u64 {
+    measure_input_size(&value, limit).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests;

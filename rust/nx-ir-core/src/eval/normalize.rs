@@ -1,0 +1,435 @@
+//! Checking a value against a declared type ("normalize", ir-format §4.7) and field
+//! normalization of constructions (§4.8). A non-seq check costs 1, charged to the declaration
+//! whose parameter, result, field or value is checked, with no span.
+
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::{codes, IrError, IrResult};
+
+use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Target};
+use super::machine::{integral, Cx, Frame, Machine};
+use super::text::float64_text;
+use super::value::{CaseValue, FunctionRef, Name, Record, Value};
+
+/// Where a value sits, for messages; printed only on failure.
+#[derive(Clone, Copy)]
+pub(crate) enum Path<'a> {
+    Root(&'a str),
+    Field(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut segments = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                Path::Root(root) => {
+                    f.write_str(root)?;
+                    break;
+                }
+                Path::Field(parent, _) | Path::Index(parent, _) => {
+                    segments.push(at);
+                    at = parent;
+                }
+            }
+        }
+        for segment in segments.iter().rev() {
+            match segment {
+                Path::Field(_, name) => write!(f, ".{name}")?,
+                Path::Index(_, index) => write!(f, "[{index}]")?,
+                Path::Root(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+fn boundary(message: String) -> IrError {
+    IrError::new(codes::BOUNDARY_TYPE, message)
+}
+
+impl<'p> Machine<'p> {
+    fn ty(&self, module: u32, ty: u32) -> Option<&'p CType> {
+        let prog: &'p CompiledProgram = self.prog;
+        prog.modules.get(module as usize).and_then(|m| m.types.get(ty as usize))
+    }
+
+    pub fn admits_empty(&self, module: u32, ty: u32) -> bool {
+        matches!(self.ty(module, ty), Some(CType::Seq { may_be_empty: true, .. }))
+    }
+
+    pub fn admits_many(&self, module: u32, ty: u32) -> bool {
+        matches!(self.ty(module, ty), Some(CType::Seq { may_be_many: true, .. }))
+    }
+
+    /// Normalizes `value` to type `ty` of `cx.module`, charging checks to `cx.decl`.
+    pub fn normalize(&mut self, cx: Cx, ty: u32, value: Value, path: &Path<'_>) -> IrResult<Value> {
+        if !self.stack_ok() {
+            return Err(self.stack_error(cx, None));
+        }
+        let Some(ctype) = self.ty(cx.module, ty) else {
+            return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
+        };
+        if let CType::Seq { item, may_be_empty, may_be_many } = ctype {
+            let items: Vec<Value> = match &value {
+                Value::Seq(items) => items.iter().cloned().collect(),
+                other => vec![other.clone()],
+            };
+            if items.is_empty() {
+                if *may_be_empty {
+                    return Ok(Value::empty());
+                }
+                return Err(self.located(cx, boundary(format!("Expected {path} to hold at least one value, got the empty value."))));
+            }
+            if !may_be_many {
+                if items.len() != 1 {
+                    return Err(self.located(
+                        cx,
+                        boundary(format!("Expected {path} to hold at most one value, got a sequence of {}.", items.len())),
+                    ));
+                }
+                let only = items.into_iter().next().unwrap_or_else(Value::empty);
+                return self.normalize(cx, *item, only, &Path::Index(path, 0));
+            }
+            let mut out = Vec::with_capacity(items.len());
+            for (i, element) in items.into_iter().enumerate() {
+                out.push(self.normalize(cx, *item, element, &Path::Index(path, i))?);
+            }
+            return Ok(Value::seq(out));
+        }
+        let is_object = matches!(ctype, CType::Prim(Prim::Object));
+        let mut value = value;
+        if !is_object {
+            while let Value::Seq(items) = &value {
+                value = match items.len() {
+                    1 => items[0].clone(),
+                    0 => return Err(self.located(cx, boundary(format!("Expected {path} to hold a value, got the empty value.")))),
+                    n => return Err(self.located(cx, boundary(format!("Expected {path} to hold one value, got a sequence of {n}.")))),
+                };
+            }
+        }
+        self.charge(cx, None, 1)?;
+        match ctype {
+            CType::Prim(prim) => self.normalize_primitive(cx, prim, value, path),
+            CType::Nominal(target) => self.normalize_nominal(cx, target, value, path),
+            CType::Function => match &value {
+                Value::Function(_) => Ok(value),
+                other => match function_record(other) {
+                    Some((module, name)) => {
+                        let function = self.resolve_function(&module, &name, path)?;
+                        Ok(Value::Function(function))
+                    }
+                    None => Err(self.located(cx, boundary(format!("Expected {path} to be a function value.")))),
+                },
+            },
+            CType::Seq { .. } => Ok(value),
+        }
+    }
+
+    /// Adds the declaration to an error raised while checking.
+    pub fn located(&self, cx: Cx, mut error: IrError) -> IrError {
+        if let Some(decl) = self.prog.modules.get(cx.module as usize).and_then(|m| m.decls.get(cx.decl as usize)) {
+            error.diagnostics[0].declaration = Some(decl.qualified.to_string());
+        }
+        error
+    }
+
+    /// Resolves a `Function` record's module and name to a linked function.
+    pub fn resolve_function(&self, module: &str, name: &str, path: &dyn fmt::Display) -> IrResult<FunctionRef> {
+        let Some(m) = self.prog.module_by_identity(module) else {
+            return Err(IrError::new(
+                codes::FUNCTION_VALUE,
+                format!("{path} names function '{name}' of module '{module}', which the program does not link."),
+            ));
+        };
+        let found = self.prog.modules[m as usize].decl_by_name.get(name).copied();
+        match found {
+            Some(d) if matches!(self.prog.decl(m, d).kind, CDeclKind::Function { .. }) => Ok(FunctionRef { module: m, decl: d }),
+            _ => Err(IrError::new(
+                codes::FUNCTION_VALUE,
+                format!("{path} names function '{name}', which module '{module}' does not declare."),
+            )),
+        }
+    }
+
+    fn normalize_primitive(&self, cx: Cx, prim: &Prim, value: Value, path: &Path<'_>) -> IrResult<Value> {
+        let fail = |message: String| Err(self.located(cx, boundary(message)));
+        match prim {
+            Prim::Int => match value {
+                Value::Int(_) => Ok(value),
+                Value::Float(f) => Ok(integral(f).map(Value::Int).unwrap_or(value)),
+                Value::Record(ref record) if record.type_name() == Some("nx.int") => {
+                    match record.get("value").and_then(Value::as_text).map(str::parse::<i64>) {
+                        Some(Ok(i)) => Ok(Value::Int(i)),
+                        _ => fail(format!("Expected {path} to be a number.")),
+                    }
+                }
+                _ => fail(format!("Expected {path} to be a number.")),
+            },
+            Prim::Int32 => {
+                let (integer, shown) = match &value {
+                    Value::Int(i) => (Some(*i), i.to_string()),
+                    Value::Float(f) => (integral(*f), float64_text(*f)),
+                    _ => return fail(format!("Expected {path} to be a number.")),
+                };
+                match integer {
+                    None => fail(format!("Expected {path} to be an int32, got {shown}.")),
+                    Some(i) if i32::try_from(i).is_err() => {
+                        fail(format!("Expected {path} to be an int32, got {shown} (out of range for int32)."))
+                    }
+                    Some(i) => Ok(Value::Int(i)),
+                }
+            }
+            Prim::Float64 => match value {
+                Value::Float(_) => Ok(value),
+                Value::Int(i) => Ok(Value::Float(i as f64)),
+                _ => fail(format!("Expected {path} to be a number.")),
+            },
+            Prim::Float32 => {
+                let wide = match value {
+                    Value::Float(f) => f,
+                    Value::Int(i) => i as f64,
+                    _ => return fail(format!("Expected {path} to be a number.")),
+                };
+                let rounded = wide as f32 as f64;
+                if wide.fract() == 0.0 && rounded != wide {
+                    return fail(format!("Expected {path} to be a float32, got {} (not exact as a float32).", float64_text(wide)));
+                }
+                Ok(Value::Float(rounded))
+            }
+            Prim::String => match value {
+                Value::Str(_) | Value::Case(_) => Ok(value),
+                _ => fail(format!("Expected {path} to be a string.")),
+            },
+            Prim::Boolean => match value {
+                Value::Bool(_) => Ok(value),
+                _ => fail(format!("Expected {path} to be a boolean.")),
+            },
+            Prim::Object => Ok(value),
+            Prim::Unknown(name) => Err(self.located(cx, IrError::new(codes::SCHEMA, format!("Unknown primitive type '{name}'.")))),
+        }
+    }
+
+    fn normalize_nominal(&mut self, cx: Cx, target: &Target, value: Value, path: &Path<'_>) -> IrResult<Value> {
+        let (module, decl) = match target {
+            Target::Decl { module, decl } => (*module, *decl),
+            Target::Missing(message) => return Err(self.error(cx, None, codes::REFERENCE, message.to_string())),
+        };
+        let prog: &'p CompiledProgram = self.prog;
+        let declaration = prog.decl(module, decl);
+        let display = &declaration.name;
+        let dcx = Cx { module, decl, depth: cx.depth };
+        match &declaration.kind {
+            CDeclKind::Record { fields, update_target: Some(_), .. } => {
+                let record = self.require_record(cx, &value, path)?;
+                if let Some(tn) = record.type_name().filter(|t| *t != &**display) {
+                    return Err(self.located(cx, boundary(format!("Expected {path} to be a {display}, got '{tn}'."))));
+                }
+                let fields = self.normalize_patch_fields(dcx, fields, &record.fields, path)?;
+                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(display)), fields })))
+            }
+            CDeclKind::Record { fields, is_abstract, .. } => {
+                let record = self.require_record(cx, &value, path)?;
+                if let Some(tn) = record.type_name.clone().filter(|t| **t != **display) {
+                    let (sm, sd) = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
+                    let scx = Cx { module: sm, decl: sd, depth: cx.depth };
+                    let (sub_fields, _) = self.shape_fields(sm, sd, None);
+                    let mut frame = Frame::new();
+                    let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
+                    return Ok(Value::Record(Rc::new(Record { type_name: Some(tn), fields })));
+                }
+                if *is_abstract {
+                    let message = match record.type_name() {
+                        None => format!("Expected {path} to be a concrete type extending {display}, got an object with no '$type' discriminator naming one."),
+                        Some(_) => format!("Expected {path} to be a concrete type extending {display}, got abstract '{display}'."),
+                    };
+                    return Err(self.located(cx, boundary(message)));
+                }
+                let mut frame = Frame::new();
+                let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
+                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(display)), fields })))
+            }
+            CDeclKind::Union { cases } => {
+                if let Some(text) = value.as_text() {
+                    return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
+                        Some(case) => Ok(Value::Case(Rc::new(CaseValue { union: Arc::clone(display), case: Arc::clone(&case.name) }))),
+                        None => Err(self.located(
+                            cx,
+                            boundary(format!("Invalid constant union case for {path}: '{text}' is not a case of {display}.")),
+                        )),
+                    };
+                }
+                let record = self.require_record(cx, &value, path)?;
+                let Some(type_name) = record.type_name.clone() else {
+                    return Err(self.located(cx, boundary(format!("Expected {path} to include a '$type' discriminator."))));
+                };
+                let Some(case_name) = type_name.strip_prefix(&**display).and_then(|rest| rest.strip_prefix('.')) else {
+                    return Err(self.located(cx, boundary(format!("Expected {path} to be a {display} union case."))));
+                };
+                let Some(case) = cases.iter().find(|c| &*c.name == case_name) else {
+                    return Err(self.located(cx, boundary(format!("Invalid union case '{type_name}' for {path}."))));
+                };
+                let mut frame = Frame::new();
+                let fields = self.normalize_fields(dcx, &case.fields, &record.fields, &mut frame, path, false)?;
+                Ok(Value::Record(Rc::new(Record { type_name: Some(type_name), fields })))
+            }
+            _ => Ok(value),
+        }
+    }
+
+    fn require_record(&self, cx: Cx, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {
+        match value {
+            Value::Record(record) => Ok(Rc::clone(record)),
+            _ => Err(self.located(cx, boundary(format!("Expected {path} to be an object.")))),
+        }
+    }
+
+    fn resolve_subtype(
+        &self,
+        cx: Cx,
+        discriminator: &str,
+        expected_module: u32,
+        expected_decl: u32,
+        expected: &str,
+        path: &Path<'_>,
+    ) -> IrResult<(u32, u32)> {
+        let prog = self.prog;
+        let candidates: Vec<(u32, u32)> = prog
+            .shapes
+            .get(discriminator)
+            .map(|shapes| {
+                shapes
+                    .iter()
+                    .filter(|s| s.case.is_none())
+                    .filter(|s| match &prog.decl(s.module, s.decl).kind {
+                        CDeclKind::Record { bases, .. } => bases.iter().any(|b| {
+                            matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl)
+                        }),
+                        _ => false,
+                    })
+                    .map(|s| (s.module, s.decl))
+                    .collect()
+            })
+            .unwrap_or_default();
+        match candidates.as_slice() {
+            [] => Err(self.located(cx, boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")))),
+            [(m, d)] => {
+                if matches!(prog.decl(*m, *d).kind, CDeclKind::Record { is_abstract: true, .. }) {
+                    return Err(self.located(
+                        cx,
+                        boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")),
+                    ));
+                }
+                Ok((*m, *d))
+            }
+            more => Err(self.located(
+                cx,
+                boundary(format!(
+                    "Ambiguous subtype at {path}: {} declarations named '{discriminator}' extend {expected}, and a '$type' discriminator cannot tell them apart.",
+                    more.len()
+                )),
+            )),
+        }
+    }
+
+    /// Full field normalization: unknown names refused, each declared field in order taken,
+    /// defaulted or emptied, slots bound from the frame's current length.
+    pub fn normalize_fields(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &[(Name, Value)],
+        frame: &mut Frame,
+        path: &Path<'_>,
+        explicit: bool,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        for (key, _) in input {
+            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key) || f.name == *key) {
+                return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
+            }
+        }
+        let first_slot = frame.len() as u32;
+        let mut out = Vec::with_capacity(fields.len());
+        for (offset, field) in fields.iter().enumerate() {
+            let at = Path::Field(path, &field.name);
+            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name) || *k == field.name).map(|(_, v)| v.clone());
+            let value = match (given, field.default) {
+                (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
+                (None, Some(default)) if !explicit => {
+                    let result = self.eval(cx, frame, default).and_then(|value| self.normalize(cx, field.ty, value, &at));
+                    match result {
+                        Ok(value) => value,
+                        Err(error) => {
+                            self.default_failed = true;
+                            return Err(error);
+                        }
+                    }
+                }
+                _ if !field.required && self.admits_empty(cx.module, field.ty) => Value::empty(),
+                _ => {
+                    return Err(self.error(
+                        cx,
+                        None,
+                        codes::BOUNDARY_FIELD,
+                        format!("Missing required {path} field '{}'.", field.name),
+                    ))
+                }
+            };
+            if !(value.is_empty() && self.admits_empty(cx.module, field.ty)) {
+                out.push((Arc::clone(&field.name), value.clone()));
+            }
+            self.bind(cx, frame, first_slot + offset as u32, value)?;
+        }
+        Ok(out)
+    }
+
+    /// Update-record fields: only the present ones, a present empty value kept as "cleared".
+    pub fn normalize_patch_fields(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &[(Name, Value)],
+        path: &Path<'_>,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        for (key, _) in input {
+            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key) || f.name == *key) {
+                return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
+            }
+        }
+        let mut out = Vec::new();
+        for field in fields {
+            let Some(value) = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name) || *k == field.name).map(|(_, v)| v.clone())
+            else {
+                continue;
+            };
+            if value.is_empty() && !self.admits_empty(cx.module, field.ty) {
+                return Err(self.located(
+                    cx,
+                    boundary(format!(
+                        "Expected {path}.{} to hold a value; an update record clears a field only where the target declares it optional.",
+                        field.name
+                    )),
+                ));
+            }
+            let value = self.normalize(cx, field.ty, value, &Path::Field(path, &field.name))?;
+            out.push((Arc::clone(&field.name), value));
+        }
+        Ok(out)
+    }
+}
+
+/// `{ "$type": "Function", module, name }` from a host.
+pub(crate) fn function_record(value: &Value) -> Option<(String, String)> {
+    let record = value.as_record()?;
+    if record.type_name() != Some("Function") {
+        return None;
+    }
+    match (record.get("module"), record.get("name")) {
+        (Some(Value::Str(module)), Some(Value::Str(name))) => Some((module.to_string(), name.to_string())),
+        _ => None,
+    }
+}

@@ -1,0 +1,113 @@
+//! Canonical output (ir-format §5, charge 6 of §6.1) and reading host values into runtime values.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::IrResult;
+
+use super::cost::{limit_error, MAX_VALUE_NESTING};
+use super::host::{HostRead, HostValueSink, HostValueSource};
+use super::machine::{Cx, Machine};
+use super::value::{text_cost, Name, Record, Value};
+
+impl Machine<'_> {
+    /// Writes `value` for the host, charging each value written to `cx` (no span).
+    pub fn write<S: HostValueSink>(&mut self, cx: Cx, value: &Value, sink: &mut S) -> IrResult<S::Out> {
+        if !self.stack_ok() {
+            return Err(self.stack_error(cx, None));
+        }
+        self.charge(cx, None, 1)?;
+        match value {
+            Value::Bool(b) => sink.bool(*b),
+            Value::Int(i) => sink.int(*i),
+            Value::Float(f) => sink.float(*f),
+            Value::Str(s) => {
+                if self.budgeted {
+                    self.charge(cx, None, text_cost(s))?;
+                }
+                sink.str(s)
+            }
+            Value::Case(case) => {
+                if self.budgeted {
+                    self.charge(cx, None, text_cost(&case.case))?;
+                }
+                sink.str(&case.case)
+            }
+            Value::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len().min(1 << 16));
+                for item in items.iter() {
+                    out.push(self.write(cx, item, sink)?);
+                }
+                sink.list(out)
+            }
+            Value::Function(function) => {
+                let prog = self.prog;
+                let module = &prog.modules[function.module as usize];
+                let name = &module.decls[function.decl as usize].name;
+                let fields = vec![("module", sink.str(&module.identity)?), ("name", sink.str(name)?)];
+                sink.record(Some("Function"), fields)
+            }
+            Value::Handler(handler) => {
+                let action = sink.str(&handler.action)?;
+                sink.record(Some("ActionHandler"), vec![("action", action)])
+            }
+            Value::Record(record) => {
+                if self.budgeted {
+                    if let Some(name) = &record.type_name {
+                        self.charge(cx, None, text_cost(name))?;
+                    }
+                }
+                let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
+                let mut order: Vec<&(Name, Value)> = record.fields.iter().collect();
+                order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                let mut fields = Vec::with_capacity(order.len());
+                for (name, item) in order {
+                    if self.budgeted {
+                        self.charge(cx, None, text_cost(name))?;
+                    }
+                    let out = if update && item.is_empty() {
+                        self.charge(cx, None, 1)?;
+                        sink.null()?
+                    } else {
+                        self.write(cx, item, sink)?
+                    };
+                    fields.push((&**name, out));
+                }
+                sink.record(record.type_name.as_deref(), fields)
+            }
+        }
+    }
+
+    /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
+    pub fn from_host<S: HostValueSource>(&self, value: &S, depth: u32) -> IrResult<Value> {
+        if depth >= MAX_VALUE_NESTING {
+            return Err(limit_error(
+                "maxValueNesting",
+                MAX_VALUE_NESTING as u64,
+                format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
+            ));
+        }
+        Ok(match value.read()? {
+            HostRead::Null => Value::empty(),
+            HostRead::Bool(b) => Value::Bool(b),
+            HostRead::Int(i) => Value::Int(i),
+            HostRead::Float(f) => Value::Float(f),
+            HostRead::Str(s) => Value::Str(Arc::from(&*s)),
+            HostRead::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in &items {
+                    out.push(self.from_host(item, depth + 1)?);
+                }
+                Value::seq(out)
+            }
+            HostRead::Record { type_name, fields } => {
+                let mut out: Vec<(Name, Value)> = Vec::with_capacity(fields.len());
+                for (name, item) in &fields {
+                    let value = self.from_host(item, depth + 1)?;
+                    out.push((self.prog_name(name), value));
+                }
+                Value::Record(Rc::new(Record { type_name: type_name.map(|t| self.prog_name(&t)), fields: out }))
+            }
+        })
+    }
+}

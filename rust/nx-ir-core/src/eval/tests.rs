@@ -1,0 +1,267 @@
+//! Unit tests over hand-built modules (the corpus tests live in `tests/eval_conformance.rs`).
+//! Expected numbers come from ir-format §7.1.
+
+use super::*;
+use crate::model::{kinds, Constant, Decl, Field, Loop, Module, ModuleEntry, Node, Prop, Ref, Type};
+
+/// A tiny builder of model modules for tests.
+struct Builder {
+    module: Module,
+}
+
+impl Builder {
+    fn new(identity: &str) -> Self {
+        let mut b = Builder {
+            module: Module {
+                strings: Vec::new(),
+                abi: 0,
+                features: Vec::new(),
+                modules: Vec::new(),
+                function_entrypoints: Vec::new(),
+                component_entrypoints: Vec::new(),
+                types: Vec::new(),
+                constants: Vec::new(),
+                nodes: Vec::new(),
+                declarations: Vec::new(),
+                debug: None,
+            },
+        };
+        let id = b.s(identity);
+        let version = b.s("1");
+        b.module.abi = b.s(kinds::RUNTIME_ABI);
+        b.module.modules.push(ModuleEntry { identity: id, version, fingerprint: 0 });
+        b
+    }
+
+    fn s(&mut self, text: &str) -> u32 {
+        if let Some(i) = self.module.strings.iter().position(|s| s == text) {
+            return i as u32;
+        }
+        self.module.strings.push(text.to_string());
+        (self.module.strings.len() - 1) as u32
+    }
+
+    fn link(&mut self, identity: &str) -> u32 {
+        let id = self.s(identity);
+        let version = self.s("1");
+        self.module.modules.push(ModuleEntry { identity: id, version, fingerprint: 0 });
+        (self.module.modules.len() - 1) as u32
+    }
+
+    fn ty(&mut self, ty: Type) -> u32 {
+        self.module.types.push(ty);
+        (self.module.types.len() - 1) as u32
+    }
+
+    fn prim(&mut self, name: &str) -> u32 {
+        let name = self.s(name);
+        self.ty(Type::Primitive { name })
+    }
+
+    fn node(&mut self, node: Node) -> u32 {
+        self.module.nodes.push(node);
+        (self.module.nodes.len() - 1) as u32
+    }
+
+    fn int(&mut self, value: i64) -> u32 {
+        self.module.constants.push(Constant::Int(value));
+        let constant = (self.module.constants.len() - 1) as u32;
+        self.node(Node::Number { constant })
+    }
+
+    fn slot(&mut self, slot: u32, name: &str) -> u32 {
+        let name = self.s(name);
+        self.node(Node::Slot { slot, name })
+    }
+
+    fn range(&mut self, prelude: u32, start: i64, end: i64) -> u32 {
+        let e = self.int(end);
+        let inclusive = self.node(Node::Bool { value: 0 });
+        let s = self.int(start);
+        let range = self.s("Range");
+        let (pe, pi, ps) = (self.s("end"), self.s("endInclusive"), self.s("start"));
+        self.node(Node::Record {
+            target: Ref { slot: prelude, name: range },
+            props: vec![Prop { name: pe, value: e }, Prop { name: pi, value: inclusive }, Prop { name: ps, value: s }],
+            content: vec![],
+        })
+    }
+
+    fn function(&mut self, name: &str, params: Vec<(&str, u32, u32)>, body: u32, result: Option<u32>) {
+        let name = self.s(name);
+        let params = params
+            .into_iter()
+            .map(|(p, ty, flags)| Field { name: self.s(p), ty, default: None, flags })
+            .collect();
+        self.module.declarations.push(Decl::Function { name, params, body, result, result_flags: 0 });
+        self.module.function_entrypoints.push((self.module.declarations.len() - 1) as u32);
+    }
+
+    fn program(self) -> CompiledProgram {
+        let linked = ModelProgram::link(vec![self.module, crate::prelude::prelude_model()]).expect("links");
+        CompiledProgram::compile(&linked).expect("compiles")
+    }
+}
+
+fn cost(program: &CompiledProgram, name: &str, args: &[HostValue]) -> (HostValue, u64) {
+    let result = evaluate_function(program, name, args, &Limits::with_budget(u64::MAX)).expect("evaluates");
+    let ops = result.usage.operations.expect("counted");
+    // The exact count: it succeeds at the count and fails one below.
+    let again = evaluate_function(program, name, args, &Limits::with_budget(ops)).expect("succeeds at the count");
+    assert_eq!(again.value, result.value);
+    if ops > 0 {
+        let error = evaluate_function(program, name, args, &Limits::with_budget(ops - 1)).expect_err("fails below");
+        assert_eq!(error.code(), codes::RESOURCE_LIMIT);
+        assert_eq!(error.diagnostics[0].limit.as_ref().map(|l| l.name), Some("maxOperations"));
+        assert!(error.diagnostics[0].argument.is_none());
+    }
+    (result.value, ops)
+}
+
+fn arithmetic_program() -> CompiledProgram {
+    let mut b = Builder::new("main.nx");
+    let prelude = b.link("@nx/prelude.nx");
+    let int = b.prim("int");
+    // add(a:int, b:int) = { a + b }
+    let a = b.slot(0, "a");
+    let bb = b.slot(1, "b");
+    let sum = b.node(Node::Binary { op: 0, lhs: a, rhs: bb });
+    b.function("add", vec![("a", int, 0), ("b", int, 0)], sum, None);
+    // squares() = { for i in 0..4 { i * i } }
+    let range = b.range(prelude, 0, 4);
+    let i1 = b.slot(0, "i");
+    let i2 = b.slot(0, "i");
+    let square = b.node(Node::Binary { op: 2, lhs: i1, rhs: i2 });
+    let item = b.s("i");
+    let body = b.node(Node::ForRange(Loop { item_slot: 0, item_name: item, index_slot: None, index_name: None, iterable: range, body: square }));
+    b.function("squares", vec![], body, None);
+    // wide(n) = { for i in 0..n { i * i } }
+    let n = b.slot(0, "n");
+    let zero = b.int(0);
+    let no = b.node(Node::Bool { value: 0 });
+    let (pe, pi, ps, rn) = (b.s("end"), b.s("endInclusive"), b.s("start"), b.s("Range"));
+    let range = b.node(Node::Record {
+        target: Ref { slot: prelude, name: rn },
+        props: vec![Prop { name: pe, value: n }, Prop { name: pi, value: no }, Prop { name: ps, value: zero }],
+        content: vec![],
+    });
+    let i1 = b.slot(1, "i");
+    let i2 = b.slot(1, "i");
+    let square = b.node(Node::Binary { op: 2, lhs: i1, rhs: i2 });
+    let body = b.node(Node::ForRange(Loop { item_slot: 1, item_name: item, index_slot: None, index_name: None, iterable: range, body: square }));
+    b.function("wide", vec![("n", int, 0)], body, None);
+    // ratio(n:int): int = { n / 0 }   (idiv)
+    let n = b.slot(0, "n");
+    let zero = b.int(0);
+    let ratio = b.node(Node::Binary { op: 4, lhs: n, rhs: zero });
+    b.function("ratio", vec![("n", int, 0)], ratio, Some(int));
+    b.program()
+}
+
+#[test]
+fn add_costs_six() {
+    let program = arithmetic_program();
+    let (value, ops) = cost(&program, "add", &[HostValue::Int(1), HostValue::Int(2)]);
+    assert_eq!(value, HostValue::Int(3));
+    assert_eq!(ops, 6);
+}
+
+#[test]
+fn squares_cost_twenty_nine() {
+    let program = arithmetic_program();
+    let (value, ops) = cost(&program, "squares", &[]);
+    assert_eq!(value, HostValue::List(vec![HostValue::Int(0), HostValue::Int(1), HostValue::Int(4), HostValue::Int(9)]));
+    assert_eq!(ops, 29);
+}
+
+#[test]
+fn a_million_squares_cost_five_million_and_nine() {
+    // ir-format §7.2: 1 + 7 + 3,000,000 + 1,000,000 placed + 1,000,001 written, plus here the
+    // parameter check of `n` and the slot read of `n` in place of a literal (same count).
+    let program = arithmetic_program();
+    let result = evaluate_function(&program, "wide", &[HostValue::Int(1_000_000)], &Limits::with_budget(u64::MAX)).unwrap();
+    assert_eq!(result.usage.operations, Some(5_000_009 + 1));
+    let over = evaluate_function(&program, "wide", &[HostValue::Int(2_000_000)], &Limits::default()).unwrap_err();
+    assert_eq!(over.code(), codes::RESOURCE_LIMIT);
+    let limit = over.diagnostics[0].limit.clone().unwrap();
+    assert_eq!((limit.name, limit.value), ("maxRangeLength", 1_000_000));
+    assert!(over.message().contains("1000000"));
+    assert_eq!(over.diagnostics[0].declaration.as_deref(), Some("main.nx::wide"));
+}
+
+#[test]
+fn division_by_zero_and_arguments() {
+    let program = arithmetic_program();
+    let error = evaluate_function(&program, "ratio", &[HostValue::Int(1)], &Limits::default()).unwrap_err();
+    assert_eq!(error.code(), codes::DIVISION_BY_ZERO);
+    assert_eq!(error.diagnostics[0].declaration.as_deref(), Some("main.nx::ratio"));
+    assert!(error.diagnostics[0].limit.is_none());
+    let error = evaluate_function(&program, "add", &[HostValue::Int(1)], &Limits::default()).unwrap_err();
+    assert_eq!(error.code(), codes::ARGUMENTS);
+    assert_eq!(error.diagnostics[0].argument.as_deref(), Some("b"));
+    let error = evaluate_function(&program, "add", &[HostValue::str("x"), HostValue::Int(1)], &Limits::default()).unwrap_err();
+    assert_eq!(error.code(), codes::BOUNDARY_TYPE);
+    assert_eq!(error.diagnostics[0].argument.as_deref(), Some("a"));
+    let error = evaluate_function(&program, "add", &[HostValue::Int(1), HostValue::Int(1), HostValue::Int(1)], &Limits::default()).unwrap_err();
+    assert_eq!(error.code(), codes::ARGUMENTS);
+    assert!(error.diagnostics[0].argument.is_none());
+    let error = evaluate_function(&program, "missing", &[], &Limits::default()).unwrap_err();
+    assert_eq!(error.code(), codes::MISSING_ENTRYPOINT);
+}
+
+#[test]
+fn input_size_worked_numbers() {
+    // ir-format §7.3 and the Rust unit-test facts.
+    let ints = HostValue::List((0..1000).map(HostValue::Int).collect());
+    assert_eq!(input_size(&ints, None), 1001);
+    assert_eq!(input_size(&HostValue::str("x".repeat(6400)), None), 101);
+    assert_eq!(input_size(&HostValue::str("é".repeat(64)), None), 2);
+    assert_eq!(input_size(&HostValue::str("é".repeat(63)), None), 1);
+    assert_eq!(input_size(&HostValue::str("😀".repeat(32)), None), 2);
+    assert_eq!(input_size(&HostValue::str("😀".repeat(31)), None), 1);
+    let mixed = HostValue::List(vec![
+        HostValue::Null,
+        HostValue::List(vec![]),
+        HostValue::Record(HostRecord::default()),
+        HostValue::List(vec![HostValue::Null, HostValue::Null]),
+    ]);
+    assert_eq!(input_size(&mixed, None), 7);
+    let wide = HostValue::Record(HostRecord::new(Some("nx.int")).with("value", HostValue::str("9007199254740993")));
+    assert_eq!(input_size(&wide, None), 2);
+    let long_name = HostValue::Record(HostRecord::new(None).with(&"k".repeat(1 << 20), HostValue::Int(1)));
+    assert_eq!(input_size(&long_name, None), 16_386);
+    let typed = HostValue::Record(HostRecord::new(Some(&"T".repeat(128))));
+    assert_eq!(input_size(&typed, None), 3);
+    let mut deep = HostValue::Int(1);
+    for _ in 0..2000 {
+        deep = HostValue::List(vec![deep]);
+    }
+    assert_eq!(input_size(&deep, None), 2001);
+    assert_eq!(input_size(&deep, Some(1000)), 1001);
+    let million = HostValue::List((0..1_000_000).map(HostValue::Int).collect());
+    assert_eq!(input_size(&million, Some(10)), 11);
+    // Input limits on a call: proceeds at the size, fails one below with no declaration.
+    let program = arithmetic_program();
+    let limits = Limits { max_input_size: Some(2), ..Limits::default() };
+    let ok = evaluate_function(&program, "add", &[HostValue::Int(1), HostValue::Int(2)], &limits).unwrap();
+    assert_eq!(ok.usage.input_size, Some(2));
+    let limits = Limits { max_input_size: Some(1), max_operations: Some(100), ..Limits::default() };
+    let mut usage = Usage::default();
+    let args = [Some(&HostValue::Int(1)), Some(&HostValue::Int(2))];
+    let error = evaluate_function_with(&program, "add", &args, &limits, &mut HostValueBuilder, &mut usage).unwrap_err();
+    assert_eq!(error.diagnostics[0].limit.as_ref().map(|l| l.name), Some("maxInputSize"));
+    assert!(error.diagnostics[0].declaration.is_none());
+    assert_eq!(usage, Usage { operations: Some(0), input_size: None });
+}
+
+#[test]
+fn deep_host_values_hit_the_value_nesting_limit() {
+    let program = arithmetic_program();
+    let mut deep = HostValue::Int(1);
+    for _ in 0..300 {
+        deep = HostValue::List(vec![deep]);
+    }
+    let error = evaluate_function(&program, "add", &[deep, HostValue::Int(1)], &Limits::default()).unwrap_err();
+    let limit = error.diagnostics[0].limit.clone().unwrap();
+    assert_eq!((limit.name, limit.value), ("maxValueNesting", 256));
+}

@@ -1,0 +1,169 @@
+//! The runtime value model: a small enum whose heap parts are shared (`Rc` for what the
+//! evaluation builds, `Arc<str>` for text so literals and names from the compiled program are
+//! shared without copying). Values never leave one evaluation: the host sees [`HostValue`]s.
+//!
+//! [`HostValue`]: super::host::HostValue
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// An interned name (field name, type name, declaration name).
+pub(crate) type Name = Arc<str>;
+
+/// One runtime value.
+#[derive(Clone, Debug)]
+pub(crate) enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Arc<str>),
+    /// A list; the empty list is the empty value (absence, `null`).
+    Seq(Rc<Vec<Value>>),
+    Record(Rc<Record>),
+    /// A constant union case: behaves as its case name wherever text is wanted.
+    Case(Rc<CaseValue>),
+    /// A function value: the declaration it names (module index, declaration index).
+    Function(FunctionRef),
+    Handler(Rc<Handler>),
+}
+
+#[derive(Debug)]
+pub(crate) struct Record {
+    pub type_name: Option<Name>,
+    /// Each name at most once, in the order they were stored.
+    pub fields: Vec<(Name, Value)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct CaseValue {
+    pub union: Name,
+    pub case: Name,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FunctionRef {
+    pub module: u32,
+    pub decl: u32,
+}
+
+/// An action handler: where its body is and the frame it captured.
+#[derive(Debug)]
+pub(crate) struct Handler {
+    pub module: u32,
+    pub decl: u32,
+    pub node: u32,
+    /// `identity::Name` of the component the handler is written for.
+    pub component_key: Name,
+    pub emit: Name,
+    pub action: Name,
+    pub capture: Vec<Option<Value>>,
+}
+
+thread_local! {
+    static EMPTY: Rc<Vec<Value>> = Rc::new(Vec::new());
+}
+
+impl Value {
+    /// The empty value (shared, no allocation).
+    #[inline]
+    pub fn empty() -> Value {
+        Value::Seq(EMPTY.with(Rc::clone))
+    }
+
+    #[inline]
+    pub fn seq(items: Vec<Value>) -> Value {
+        if items.is_empty() {
+            Value::empty()
+        } else {
+            Value::Seq(Rc::new(items))
+        }
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Value::Seq(items) if items.is_empty())
+    }
+
+    /// Text: a string, or a constant case as its name.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Str(text) => Some(text),
+            Value::Case(case) => Some(&case.case),
+            _ => None,
+        }
+    }
+
+    pub fn as_record(&self) -> Option<&Record> {
+        match self {
+            Value::Record(record) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// A short description for diagnostics.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a float",
+            Value::Str(_) => "a string",
+            Value::Seq(items) if items.is_empty() => "the empty value",
+            Value::Seq(_) => "a list",
+            Value::Record(_) => "a record",
+            Value::Case(_) => "a union case",
+            Value::Function(_) => "a function",
+            Value::Handler(_) => "an action handler",
+        }
+    }
+}
+
+impl Record {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|(key, _)| &**key == name).map(|(_, value)| value)
+    }
+
+    /// Lookup by an interned name: pointer comparison first.
+    #[inline]
+    pub fn get_name(&self, name: &Name) -> Option<&Value> {
+        for (key, value) in &self.fields {
+            if Arc::ptr_eq(key, name) || **key == **name {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    pub fn type_name(&self) -> Option<&str> {
+        self.type_name.as_deref()
+    }
+}
+
+/// Sets a field, replacing an earlier one of the same name in place.
+pub(crate) fn set_field(fields: &mut Vec<(Name, Value)>, name: Name, value: Value) {
+    for entry in fields.iter_mut() {
+        if Arc::ptr_eq(&entry.0, &name) || *entry.0 == *name {
+            entry.1 = value;
+            return;
+        }
+    }
+    fields.push((name, value));
+}
+
+/// The length of a text in UTF-16 code units.
+#[inline]
+pub(crate) fn len16(text: &str) -> u64 {
+    if text.is_ascii() {
+        return text.len() as u64;
+    }
+    text.chars().map(|c| c.len_utf16() as u64).sum()
+}
+
+/// The text cost ⌊len16 / 64⌋.
+#[inline]
+pub(crate) fn text_cost(text: &str) -> u64 {
+    // Cheap exits: fewer than 64 bytes cannot hold 64 code units.
+    if text.len() < 64 {
+        return 0;
+    }
+    len16(text) / 64
+}
