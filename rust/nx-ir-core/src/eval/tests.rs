@@ -265,3 +265,149 @@ fn deep_host_values_hit_the_value_nesting_limit() {
     let limit = error.diagnostics[0].limit.clone().unwrap();
     assert_eq!((limit.name, limit.value), ("maxValueNesting", 256));
 }
+
+fn adversarial_program() -> CompiledProgram {
+    let mut b = Builder::new("main.nx");
+    let _prelude = b.link("@nx/prelude.nx");
+    let int = b.prim("int");
+    let object = b.prim("object");
+    let string = b.prim("string");
+    let ints = b.ty(Type::Seq { item: int, occurrence: 2 });
+    // loop(n:int): int = { loop(n + 1) }
+    let n = b.slot(0, "n");
+    let one = b.int(1);
+    let next = b.node(Node::Binary { op: 0, lhs: n, rhs: one });
+    let name = b.s("loop");
+    let callee = b.node(Node::Reference(Ref { slot: 0, name }));
+    let call = b.node(Node::Call { callee, args: vec![Some(next)] });
+    b.function("loop", vec![("n", int, 0)], call, Some(int));
+    // growList(n:int, xs:int+): int+ = { if n == 0 { xs } else { growList(n - 1, { xs xs }) } }
+    let n = b.slot(0, "n");
+    let zero = b.int(0);
+    let done = b.node(Node::Binary { op: 8, lhs: n, rhs: zero });
+    let xs = b.slot(1, "xs");
+    let n2 = b.slot(0, "n");
+    let one = b.int(1);
+    let less = b.node(Node::Binary { op: 1, lhs: n2, rhs: one });
+    let (x1, x2) = (b.slot(1, "xs"), b.slot(1, "xs"));
+    let doubled = b.node(Node::Array { items: vec![x1, x2] });
+    let name = b.s("growList");
+    let callee = b.node(Node::Reference(Ref { slot: 0, name }));
+    let call = b.node(Node::Call { callee, args: vec![Some(less), Some(doubled)] });
+    let body = b.node(Node::If { cond: done, then: xs, otherwise: Some(call) });
+    b.function("growList", vec![("n", int, 0), ("xs", ints, 0)], body, Some(ints));
+    // growText(n:int, s:string): string = { if n == 0 { s } else { growText(n - 1, s + s) } }
+    let n = b.slot(0, "n");
+    let zero = b.int(0);
+    let done = b.node(Node::Binary { op: 8, lhs: n, rhs: zero });
+    let s = b.slot(1, "s");
+    let n2 = b.slot(0, "n");
+    let one = b.int(1);
+    let less = b.node(Node::Binary { op: 1, lhs: n2, rhs: one });
+    let (s1, s2) = (b.slot(1, "s"), b.slot(1, "s"));
+    let twice = b.node(Node::Binary { op: 7, lhs: s1, rhs: s2 });
+    let name = b.s("growText");
+    let callee = b.node(Node::Reference(Ref { slot: 0, name }));
+    let call = b.node(Node::Call { callee, args: vec![Some(less), Some(twice)] });
+    let body = b.node(Node::If { cond: done, then: s, otherwise: Some(call) });
+    b.function("growText", vec![("n", int, 0), ("s", string, 0)], body, Some(string));
+    // wrap(n:int, o:object): object = { if n == 0 { o } else { wrap(n - 1, <box a={o} b={o} />) } }
+    let n = b.slot(0, "n");
+    let zero = b.int(0);
+    let done = b.node(Node::Binary { op: 8, lhs: n, rhs: zero });
+    let o = b.slot(1, "o");
+    let n2 = b.slot(0, "n");
+    let one = b.int(1);
+    let less = b.node(Node::Binary { op: 1, lhs: n2, rhs: one });
+    let (o1, o2) = (b.slot(1, "o"), b.slot(1, "o"));
+    let (tag, pa, pb) = (b.s("box"), b.s("a"), b.s("b"));
+    let boxed = b.node(Node::Element { id: 0, tag, props: vec![Prop { name: pa, value: o1 }, Prop { name: pb, value: o2 }], content: vec![] });
+    let name = b.s("wrap");
+    let callee = b.node(Node::Reference(Ref { slot: 0, name }));
+    let call = b.node(Node::Call { callee, args: vec![Some(less), Some(boxed)] });
+    let body = b.node(Node::If { cond: done, then: o, otherwise: Some(call) });
+    b.function("wrap", vec![("n", int, 0), ("o", object, 0)], body, Some(object));
+    // same(o:object): boolean = { o == o }
+    let (o1, o2) = (b.slot(0, "o"), b.slot(0, "o"));
+    let same = b.node(Node::Binary { op: 8, lhs: o1, rhs: o2 });
+    b.function("same", vec![("o", object, 0)], same, None);
+    b.program()
+}
+
+fn limit_name(error: &IrError) -> Option<&'static str> {
+    error.diagnostics[0].limit.as_ref().map(|l| l.name)
+}
+
+#[test]
+fn deep_recursion_stops_at_the_call_depth() {
+    let program = adversarial_program();
+    let error = evaluate_function(&program, "loop", &[HostValue::Int(0)], &Limits::default()).unwrap_err();
+    assert_eq!(error.code(), codes::RESOURCE_LIMIT);
+    assert_eq!(limit_name(&error), Some("maxCallDepth"));
+    assert_eq!(error.diagnostics[0].limit.as_ref().map(|l| l.value), Some(100));
+    assert!(error.diagnostics[0].declaration.is_none());
+    assert!(error.message().contains("call depth 100"));
+    // With the call depth lifted, the expression nesting (or the stack guard) stops it.
+    let limits = Limits { max_call_depth: u32::MAX, ..Limits::default() };
+    let error = evaluate_function(&program, "loop", &[HostValue::Int(0)], &limits).unwrap_err();
+    assert_eq!(error.code(), codes::RESOURCE_LIMIT);
+    assert!(matches!(limit_name(&error), Some("maxExpressionNesting") | Some("maxStackBytes")), "{error:?}");
+}
+
+#[test]
+fn doubling_growth_ends_within_the_budget() {
+    let program = adversarial_program();
+    let limits = Limits::with_budget(100_000);
+    let ok = evaluate_function(&program, "growList", &[HostValue::Int(12), HostValue::List(vec![HostValue::Int(1)])], &limits).unwrap();
+    assert!(matches!(&ok.value, HostValue::List(items) if items.len() == 4096));
+    for n in [13, 60] {
+        let mut usage = Usage::default();
+        let args = [Some(&HostValue::Int(n)), Some(&HostValue::List(vec![HostValue::Int(1)]))];
+        let error = evaluate_function_with(&program, "growList", &args, &limits, &mut HostValueBuilder, &mut usage).unwrap_err();
+        assert_eq!(limit_name(&error), Some("maxOperations"));
+        assert_eq!(error.diagnostics[0].declaration.as_deref(), Some("main.nx::growList"));
+        assert!(usage.operations.unwrap() <= 100_000);
+    }
+    let ok = evaluate_function(&program, "growText", &[HostValue::Int(21), HostValue::str("x")], &limits).unwrap();
+    assert!(matches!(&ok.value, HostValue::Str(s) if s.len() == 1 << 21));
+    for n in [22, 60] {
+        let error = evaluate_function(&program, "growText", &[HostValue::Int(n), HostValue::str("x")], &limits).unwrap_err();
+        assert_eq!(limit_name(&error), Some("maxOperations"));
+        assert_eq!(error.diagnostics[0].declaration.as_deref(), Some("main.nx::growText"));
+    }
+}
+
+#[test]
+fn shared_structure_is_charged_per_place_it_is_reached() {
+    // A record holding one value twice, 40 levels deep: 2^40 values to a walk. Writing it and
+    // comparing it must fail within the budget, after work proportional to the budget.
+    let program = adversarial_program();
+    let limits = Limits::with_budget(100_000);
+    let mut usage = Usage::default();
+    let args = [Some(&HostValue::Int(40)), Some(&HostValue::Int(1))];
+    let error = evaluate_function_with(&program, "wrap", &args, &limits, &mut HostValueBuilder, &mut usage).unwrap_err();
+    assert_eq!(limit_name(&error), Some("maxOperations"));
+    assert_eq!(error.diagnostics[0].declaration.as_deref(), Some("main.nx::wrap"));
+    assert!(usage.operations.unwrap() <= 100_000);
+    let small = evaluate_function(&program, "wrap", &[HostValue::Int(3), HostValue::Int(1)], &Limits::with_budget(1000)).unwrap();
+    assert!(small.usage.operations.unwrap() < 1000);
+}
+
+#[test]
+fn comparisons_stop_early_only_where_the_rules_say() {
+    // §7.1: host lists at object that differ in the first item: the pair + the first item pair.
+    let program = adversarial_program();
+    let list = HostValue::List((0..100_000).map(HostValue::Int).collect());
+    let result = evaluate_function(&program, "same", &[list], &Limits::with_budget(u64::MAX)).unwrap();
+    // check 1 + binary 1 + 2 slots + list pair 1 + 100,000 item pairs + write 1
+    assert_eq!(result.value, HostValue::Bool(true));
+    assert_eq!(result.usage.operations, Some(100_006));
+    // {a:1,b:2} compared with itself: the pair, 2 field pairs.
+    let record = HostValue::Record(HostRecord::new(None).with("a", HostValue::Int(1)).with("b", HostValue::Int(2)));
+    let result = evaluate_function(&program, "same", &[record], &Limits::with_budget(u64::MAX)).unwrap();
+    assert_eq!(result.usage.operations, Some(4 + 3 + 1));
+    // NaN is not equal to itself, even inside one record.
+    let nan = HostValue::Record(HostRecord::new(None).with("v", HostValue::Float(f64::NAN)));
+    let result = evaluate_function(&program, "same", &[nan], &Limits::default()).unwrap();
+    assert_eq!(result.value, HostValue::Bool(false));
+}
