@@ -4,10 +4,12 @@
 
 pub mod error;
 pub mod eval;
+pub mod explain;
 pub mod image;
 pub mod link;
 pub mod model;
 pub mod prelude;
+mod spelling;
 #[doc(hidden)]
 pub mod testing;
 pub mod writer;
