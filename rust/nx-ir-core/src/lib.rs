@@ -2,6 +2,7 @@
 //! image (explain and assemble), and (later) the metered evaluator. No Python in here: the PyO3
 //! bindings live in the `nx-agent-py` crate.
 
+pub mod assemble;
 pub mod error;
 pub mod eval;
 pub mod explain;
