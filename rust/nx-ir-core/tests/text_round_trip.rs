@@ -5,8 +5,9 @@
 use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
 use nx_ir_core::explain::{explain_image, explain_module};
 use nx_ir_core::image::PreparedModule;
+use nx_ir_core::model::{Constant, Module, Type};
 use nx_ir_core::writer::encode;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -109,7 +110,7 @@ fn first_difference(expected: &str, actual: &str) -> String {
     )
 }
 
-fn round_trip(text: &str, options: &AssembleOptions, linked: &[&str]) -> Result<(), String> {
+fn round_trip(text: &str, options: &AssembleOptions, linked: &[&str]) -> Result<Module, String> {
     let model = assemble_with_links(text, options, linked).map_err(|e| format!("assemble: {e}"))?;
     let explained = explain_module(&model).map_err(|e| format!("explain model: {e}"))?;
     if explained != text {
@@ -127,7 +128,41 @@ fn round_trip(text: &str, options: &AssembleOptions, linked: &[&str]) -> Result<
             first_difference(text, &explained)
         ));
     }
-    Ok(())
+    Ok(model)
+}
+
+/// The kinds of node, type, constant and declaration a model holds, as `table:kind`.
+fn kinds_in(model: &Module, into: &mut BTreeSet<String>) {
+    into.extend(
+        model
+            .nodes
+            .iter()
+            .map(|node| format!("node:{}", node.kind())),
+    );
+    into.extend(
+        model
+            .declarations
+            .iter()
+            .map(|d| format!("declaration:{}", d.kind())),
+    );
+    into.extend(model.types.iter().map(|ty| {
+        let kind = match ty {
+            Type::Primitive { .. } => 0,
+            Type::Nominal(_) => 1,
+            Type::Function { .. } => 4,
+            Type::Seq { .. } => 5,
+            Type::AnyFunction { .. } => 6,
+        };
+        format!("type:{kind}")
+    }));
+    into.extend(model.constants.iter().map(|constant| {
+        let kind = match constant {
+            Constant::Int(_) => 0,
+            Constant::BigInt { .. } => 1,
+            Constant::Float(_) => 2,
+        };
+        format!("constant:{kind}")
+    }));
 }
 
 #[test]
@@ -143,6 +178,7 @@ fn every_corpus_text_round_trips() {
         .collect();
     programs.sort();
     let (mut passed, mut failures, mut spans_dropped) = (0, Vec::new(), Vec::new());
+    let mut covered = BTreeSet::new();
     for program in &programs {
         let texts = program_texts(program);
         let versions = versions(&texts);
@@ -162,7 +198,10 @@ fn every_corpus_text_round_trips() {
             };
             let options = AssembleOptions { source, version };
             match round_trip(&body, &options, &linked) {
-                Ok(()) => passed += 1,
+                Ok(model) => {
+                    passed += 1;
+                    kinds_in(&model, &mut covered);
+                }
                 Err(error) => failures.push(format!(
                     "{}/{}: {error}",
                     program.file_name().unwrap_or_default().to_string_lossy(),
@@ -182,5 +221,15 @@ fn every_corpus_text_round_trips() {
         "{} of {total} texts fail:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    let expected = (1..=25)
+        .map(|kind| format!("node:{kind}"))
+        .chain([0, 1, 4, 5, 6].map(|kind| format!("type:{kind}")))
+        .chain((0..=2).map(|kind| format!("constant:{kind}")))
+        .chain((0..=5).map(|kind| format!("declaration:{kind}")));
+    let missing: Vec<String> = expected.filter(|kind| !covered.contains(kind)).collect();
+    assert!(
+        missing.is_empty(),
+        "kinds no corpus text round-trips: {missing:?}"
     );
 }

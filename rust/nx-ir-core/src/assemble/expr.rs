@@ -3,15 +3,12 @@
 //! `else`), and a continuation is only looked for once the current line is used up.
 
 use super::cursor::{error_at, ParseResult};
-use super::parser::{is_name_char, is_name_start, Parser};
+use super::parser::{is_name_char, is_name_start, Parser, MAX_DEPTH};
 use super::syntax::{Expr, ExprKind};
 use crate::model::kinds;
 
 /// The largest integer an `int` constant holds; larger ones are `bigint` digits.
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
-
-/// How deep expressions may nest in the text.
-const MAX_DEPTH: usize = 500;
 
 impl Parser<'_> {
     pub(super) fn expr(&mut self, base: usize) -> ParseResult<Expr> {

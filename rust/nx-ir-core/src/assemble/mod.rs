@@ -103,3 +103,6 @@ fn declared_identity(text: &str) -> Option<&str> {
     let first = text.lines().next()?.strip_prefix("module ")?;
     Some(first.rsplit_once(" fingerprint ")?.0)
 }
+
+#[cfg(test)]
+mod tests;

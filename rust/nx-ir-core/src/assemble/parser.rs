@@ -14,6 +14,9 @@ pub(super) struct Parser<'t> {
     pub depth: usize,
 }
 
+/// How deep expressions and types may nest in a text.
+pub(super) const MAX_DEPTH: usize = 300;
+
 pub(super) fn is_name_start(c: char) -> bool {
     c.is_alphabetic() || c == '_' || c == '$'
 }
@@ -140,6 +143,13 @@ impl<'t> Parser<'t> {
     fn declaration(&mut self) -> ParseResult<DeclSyntax> {
         let at = self.cur.pos();
         let keyword = self.cur.take_until(&[' ']);
+        const KEYWORDS: [&str; 6] = ["function", "value", "record", "component", "union", "alias"];
+        if !KEYWORDS.contains(&keyword) {
+            return Err(error_at(
+                at,
+                format!("expected a declaration, found `{keyword}`"),
+            ));
+        }
         self.cur.expect(" ")?;
         let name_at = self.cur.pos();
         let name = match keyword {
@@ -240,7 +250,7 @@ impl<'t> Parser<'t> {
         if self.cur.eat("content ") {
             flags |= flags::PARAM_CONTENT;
         }
-        let name = self.field_name(&[':', '?'])?;
+        let name = self.field_name(&[':', '?', ' '])?;
         if self.cur.eat("?") {
             flags |= flags::PARAM_OPTIONAL;
         }
@@ -406,7 +416,7 @@ impl<'t> Parser<'t> {
             if self.cur.eat("content ") {
                 field_flags |= flags::FIELD_CONTENT;
             }
-            let name = self.field_name(&[':'])?;
+            let name = self.field_name(&[':', ' '])?;
             self.cur.expect(": ")?;
             let ty = self.ty()?;
             if self.cur.eat(" required") {

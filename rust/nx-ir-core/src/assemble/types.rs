@@ -3,13 +3,23 @@
 //! `<function ... />: R`.
 
 use super::cursor::ParseResult;
-use super::parser::Parser;
+use super::parser::{Parser, MAX_DEPTH};
 use super::syntax::{FunctionTypeParam, TypeSyntax};
 use crate::model::kinds::flags;
 use crate::spelling::occurrence_cell;
 
 impl Parser<'_> {
     pub(super) fn ty(&mut self) -> ParseResult<TypeSyntax> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.cur.error("types nest too deeply"));
+        }
+        let result = self.unbounded_ty();
+        self.depth -= 1;
+        result
+    }
+
+    fn unbounded_ty(&mut self) -> ParseResult<TypeSyntax> {
         if self.cur.eat("(") {
             let inner = self.ty()?;
             self.cur.expect(")")?;

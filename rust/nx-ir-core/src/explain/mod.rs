@@ -404,3 +404,6 @@ fn declared_from_read_type(read: &str) -> String {
         read.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests;
