@@ -153,7 +153,7 @@ impl<'t> Cursor<'t> {
         self.expect_eol()?;
         match (self.lines.get(self.line + 1), self.lines.get(self.line + 2)) {
             (None, _) => Ok(false),
-            (Some(blank), Some(_)) if blank.is_empty() => {
+            (Some(&""), Some(_)) => {
                 self.line += 2;
                 self.col = 0;
                 Ok(true)
