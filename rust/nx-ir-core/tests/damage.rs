@@ -19,7 +19,7 @@ fn sweep(model: &Module) {
 
 #[test]
 fn the_prelude_survives_damage() {
-    sweep(&prelude_model());
+    sweep(&prelude_model().expect("the prelude assembles"));
 }
 
 #[test]

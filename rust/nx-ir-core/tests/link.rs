@@ -140,7 +140,7 @@ fn the_built_in_prelude_is_served() {
 
 #[test]
 fn a_host_prelude_is_version_checked() {
-    let mut host = prelude_model();
+    let mut host = prelude_model().expect("the prelude assembles");
     let version = host.modules[0].version as usize;
     host.strings[version] = "host-prelude".to_string();
     let host = prepared(&host);

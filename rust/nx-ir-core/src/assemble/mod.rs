@@ -24,8 +24,7 @@ use crate::model::Module;
 use facts::ModuleFacts;
 use std::collections::HashMap;
 
-/// The explain text of the built-in prelude, `@nx/prelude.nx` at contract version `"1"`.
-pub const PRELUDE_TEXT: &str = include_str!("../prelude.nxir.txt");
+pub use crate::prelude::PRELUDE_TEXT;
 
 /// What the text does not carry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -98,7 +98,7 @@ impl Builder {
     }
 
     fn program(self) -> CompiledProgram {
-        let linked = ModelProgram::link(vec![self.module, crate::prelude::prelude_model()]).expect("links");
+        let linked = ModelProgram::link(vec![self.module, crate::prelude::prelude_model().expect("the prelude assembles")]).expect("links");
         CompiledProgram::compile(&linked).expect("compiles")
     }
 }
