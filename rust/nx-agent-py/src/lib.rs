@@ -1,1 +1,29 @@
-//! PyO3 bindings (filled in below).
+//! `nx_agent._native`: thin PyO3 bindings over `nx-ir-core`. Every type and rule lives in the
+//! core crate; this crate only converts between Python objects and core values, releases the GIL
+//! around pure-Rust work, and turns core errors into `NxIrError`.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod image;
+mod program;
+mod text;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("NxError", py.get_type::<errors::NxError>())?;
+    m.add("NxIrError", py.get_type::<errors::NxIrError>())?;
+    m.add_class::<errors::Diagnostic>()?;
+    m.add_class::<image::PreparedModule>()?;
+    m.add_class::<image::ModuleLink>()?;
+    m.add_class::<program::Program>()?;
+    m.add_function(wrap_pyfunction!(image::prepare_module, m)?)?;
+    m.add_function(wrap_pyfunction!(program::link_program, m)?)?;
+    m.add_function(wrap_pyfunction!(program::prepare_program, m)?)?;
+    m.add_function(wrap_pyfunction!(program::builtin_prelude, m)?)?;
+    m.add_function(wrap_pyfunction!(text::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+"""The bundled example program, kept as explain text and assembled on demand."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from .. import ir
+
+#: The example's modules: identity → (text file, version).
+MODULES: dict[str, tuple[str, str]] = {
+    "plans/main.nx": ("plans__main.nx.nxir.txt", ""),
+    "plans/catalog.nx": ("plans__catalog.nx.nxir.txt", "1"),
+}
+ENTRY = "plans/main.nx"
+
+
+def text(identity: str) -> str:
+    """The explain text of one example module."""
+    name, _ = MODULES[identity]
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def prepare(identity: str) -> ir.PreparedModule:
+    """One example module, assembled and prepared."""
+    _, version = MODULES[identity]
+    return ir.prepare_module(ir.assemble(text(identity), version=version))
+
+
+def link_example() -> ir.Program:
+    """The example program, linked."""
+    modules = {identity: prepare(identity) for identity in MODULES}
+    return ir.link_program(modules[ENTRY], modules)

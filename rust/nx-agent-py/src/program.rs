@@ -1,0 +1,147 @@
+//! `link_program`, `prepare_program` and `Program`: prepared modules linked by name.
+
+use std::sync::Arc;
+
+use nx_ir_core::error::{codes, IrError};
+use nx_ir_core::image::PreparedModule as CoreModule;
+use nx_ir_core::link::{LinkOptions, Program as CoreProgram};
+use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyMapping, PyTuple};
+
+use crate::errors::IntoPyResult;
+use crate::image::{image_owner, PreparedModule};
+
+/// Prepared modules linked into one program, entry first. Immutable and shareable across
+/// threads.
+#[pyclass(frozen, module = "nx_agent.ir")]
+pub struct Program {
+    pub inner: Arc<CoreProgram>,
+}
+
+fn wrap(module: &Arc<CoreModule>) -> PreparedModule {
+    PreparedModule { inner: Arc::clone(module) }
+}
+
+#[pymethods]
+impl Program {
+    /// The entry module.
+    #[getter]
+    fn entry(&self) -> PreparedModule {
+        wrap(self.inner.entry())
+    }
+
+    /// Every linked module, entry first, in link order.
+    #[getter]
+    fn modules<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let modules = self.inner.modules().iter().map(|m| Py::new(py, wrap(m)));
+        PyTuple::new(py, modules.collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// The linked module with this identity, or None.
+    fn module(&self, identity: &str) -> Option<PreparedModule> {
+        self.inner.module(identity).map(wrap)
+    }
+
+    fn __repr__(&self) -> String {
+        let names: Vec<&str> = self.inner.modules().iter().map(|m| m.identity()).collect();
+        format!("Program(modules={names:?})")
+    }
+}
+
+/// What `resolve` is: nothing, a mapping from identity to module, or a callable.
+enum Resolver<'py> {
+    Nothing,
+    Mapping(Bound<'py, PyMapping>),
+    Callable(Bound<'py, PyAny>),
+}
+
+impl<'py> Resolver<'py> {
+    fn new(resolve: Option<Bound<'py, PyAny>>) -> PyResult<Self> {
+        match resolve {
+            None => Ok(Resolver::Nothing),
+            Some(r) if r.is_none() => Ok(Resolver::Nothing),
+            Some(r) => match r.cast_into::<PyMapping>() {
+                Ok(mapping) => Ok(Resolver::Mapping(mapping)),
+                Err(e) => {
+                    let r = e.into_inner();
+                    if r.is_callable() {
+                        Ok(Resolver::Callable(r))
+                    } else {
+                        Err(PyTypeError::new_err(
+                            "resolve is a mapping from identity to PreparedModule, or a callable",
+                        ))
+                    }
+                }
+            },
+        }
+    }
+
+    fn resolve(&self, identity: &str) -> PyResult<Option<Arc<CoreModule>>> {
+        let found = match self {
+            Resolver::Nothing => return Ok(None),
+            Resolver::Mapping(mapping) => match mapping.get_item(identity) {
+                Ok(value) => value,
+                Err(e) if e.is_instance_of::<PyKeyError>(mapping.py()) => return Ok(None),
+                Err(e) => return Err(e),
+            },
+            Resolver::Callable(function) => function.call1((identity,))?,
+        };
+        if found.is_none() {
+            return Ok(None);
+        }
+        let module = found.cast::<PreparedModule>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "the resolver gave {} for '{identity}', not a PreparedModule or None",
+                found.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            ))
+        })?;
+        Ok(Some(Arc::clone(&module.get().inner)))
+    }
+}
+
+/// Links `entry` against the modules `resolve` supplies (a mapping from identity to
+/// `PreparedModule`, or a callable returning one or None), at any depth. The prelude is built in.
+#[pyfunction]
+#[pyo3(signature = (entry, resolve=None, *, allow_version_mismatch=false))]
+pub fn link_program(
+    py: Python<'_>,
+    entry: &PreparedModule,
+    resolve: Option<Bound<'_, PyAny>>,
+    allow_version_mismatch: bool,
+) -> PyResult<Program> {
+    let resolver = Resolver::new(resolve)?;
+    let mut raised: Option<PyErr> = None;
+    let mut resolve = |identity: &str| match resolver.resolve(identity) {
+        Ok(found) => Ok(found),
+        Err(e) => {
+            raised = Some(e);
+            Err(IrError::new(codes::LINK_MISSING_MODULE, "the resolver raised"))
+        }
+    };
+    let options = LinkOptions { allow_version_mismatch };
+    let linked = CoreProgram::link(Arc::clone(&entry.inner), &mut resolve, options);
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    Ok(Program { inner: Arc::new(linked.or_raise(py)?) })
+}
+
+/// Prepares an image that names only itself (and the prelude) and links it.
+#[pyfunction]
+pub fn prepare_program(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Program> {
+    let owner = image_owner(data)?;
+    let program = py
+        .detach(|| {
+            CoreModule::prepare(owner)
+                .and_then(|m| CoreProgram::prepare_self_contained(Arc::new(m)))
+        })
+        .or_raise(py)?;
+    Ok(Program { inner: Arc::new(program) })
+}
+
+/// The built-in `@nx/prelude.nx` image, prepared once per process.
+#[pyfunction]
+pub fn builtin_prelude(py: Python<'_>) -> PyResult<PreparedModule> {
+    Ok(wrap(&nx_ir_core::prelude::builtin().or_raise(py)?))
+}

@@ -1,0 +1,35 @@
+//! `explain` and `assemble`: the text form of an image.
+
+use nx_ir_core::assemble::{assemble_image, AssembleOptions};
+use nx_ir_core::explain::{explain_image, explain_module};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::IntoPyResult;
+use crate::image::{image_owner, PreparedModule};
+
+/// Renders a prepared module or image bytes as `nxlang ir explain` does.
+#[pyfunction]
+pub fn explain(py: Python<'_>, module_or_bytes: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(module) = module_or_bytes.cast::<PreparedModule>() {
+        let inner = &module.get().inner;
+        return py.detach(|| explain_module(&inner.to_model())).or_raise(py);
+    }
+    let owner = image_owner(module_or_bytes)?;
+    py.detach(|| explain_image((*owner).as_ref())).or_raise(py)
+}
+
+/// Builds a schema 5 image from explain text; with `source`, spans in the text become the debug
+/// section. `version` is the module's own version, which the text does not show.
+#[pyfunction]
+#[pyo3(signature = (text, *, source=None, version=String::new()))]
+pub fn assemble<'py>(
+    py: Python<'py>,
+    text: &str,
+    source: Option<String>,
+    version: String,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let options = AssembleOptions { source, version };
+    let image = py.detach(|| assemble_image(text, &options)).or_raise(py)?;
+    Ok(PyBytes::new(py, &image))
+}

@@ -1,0 +1,8 @@
+"""Shared fixtures: the corpus (where present) and the bundled example."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
