@@ -77,7 +77,17 @@ pub(crate) enum CNode {
     UnionCase { target: Target, name: Name, case: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
     Element { tag: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
     Component { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
-    ActionHandler { component: Target, emit: Name, action: Target, binding: u32, owner: Option<Target>, body: u32 },
+    ActionHandler {
+        component: Target,
+        emit: Name,
+        action: Target,
+        binding: u32,
+        owner: Option<Target>,
+        /// The handler's body. Read by the planned component lifecycle (dispatch evaluates it
+        /// for an `ActionHandlerInvocation`); evaluating the node itself only builds the handler.
+        #[allow(dead_code)]
+        body: u32,
+    },
     Text { operand: u32, form: TextForm },
     Exists(u32),
     Coalesce { left: u32, right: u32 },
@@ -127,7 +137,18 @@ pub(crate) enum CDeclKind {
     Function { params: Box<[CField]>, body: u32, result: Option<u32>, result_optional: bool },
     Value { init: u32, ty: Option<u32> },
     Record { fields: Box<[CField]>, bases: Box<[Target]>, is_abstract: bool, update_target: Option<Target> },
-    Component { props: Box<[CField]>, state: Box<[CField]>, body: Option<u32>, emits: Box<[(Name, Target)]>, key: Name },
+    Component {
+        props: Box<[CField]>,
+        /// The state fields and the body. Read by the planned component lifecycle (initialize
+        /// fills the state from its defaults and renders the body); function evaluation only
+        /// needs the props, the emits and the key.
+        #[allow(dead_code)]
+        state: Box<[CField]>,
+        #[allow(dead_code)]
+        body: Option<u32>,
+        emits: Box<[(Name, Target)]>,
+        key: Name,
+    },
     Union { cases: Box<[CCase]> },
     TypeAlias,
 }

@@ -961,7 +961,7 @@ impl<'p> Machine<'p> {
             return self.fail(cx, index, codes::UNION, format!("'{name}' has no case '{case}'."));
         };
         if found.is_constant {
-            return Ok(Value::Case(Rc::new(CaseValue { union: Arc::clone(&declaration.name), case: Arc::clone(&found.name) })));
+            return Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&found.name) })));
         }
         let mut input = self.properties(cx, frame, props)?;
         if !content.is_empty() {

@@ -256,7 +256,7 @@ impl<'p> Machine<'p> {
             CDeclKind::Union { cases } => {
                 if let Some(text) = value.as_text() {
                     return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
-                        Some(case) => Ok(Value::Case(Rc::new(CaseValue { union: Arc::clone(display), case: Arc::clone(&case.name) }))),
+                        Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&case.name) }))),
                         None => Err(self.located(
                             cx,
                             boundary(format!("Invalid constant union case for {path}: '{text}' is not a case of {display}.")),

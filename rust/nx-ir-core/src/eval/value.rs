@@ -36,7 +36,6 @@ pub(crate) struct Record {
 
 #[derive(Debug)]
 pub(crate) struct CaseValue {
-    pub union: Name,
     pub case: Name,
 }
 

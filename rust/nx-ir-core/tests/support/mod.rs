@@ -1,6 +1,9 @@
 //! Hand-built models for the reader, writer and linker tests, and helpers that find cells in an
-//! encoded image (written against the format document, not the crate's reader).
+//! encoded image (written against the format document, not the crate's reader); [`corpus`] reads
+//! the conformance corpus.
 #![allow(dead_code)]
+
+pub mod corpus;
 
 use nx_ir_core::model::{
     kinds, Arm, Constant, Debug, Decl, Emit, Field, Loop, Module, ModuleEntry, Node, Prop, Ref, Type, UnionCaseDecl,

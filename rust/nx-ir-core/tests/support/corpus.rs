@@ -1,0 +1,175 @@
+//! The conformance corpus (`NX_IR_CONFORMANCE`, or `/work/shared/nx-ir-conformance` beside the
+//! repository): its programs, their explain texts, and the images assembled from those texts.
+//! Shared by every corpus test so that they all read the corpus the same way.
+//!
+//! A program is a directory with `expected/`; each module has an explain text with spans
+//! (`<identity>.nxir.txt`, identity with `/` written `__`) and/or a stripped one
+//! (`<identity>.stripped.nxir.txt`). A full text is assembled with the module's source from the
+//! program directory; a full text whose source the corpus lacks (a library module such as
+//! `@nx/agent/agent.nx`) is assembled without its declaration spans, which is what its stripped
+//! text would be.
+
+use nx_ir_core::assemble::{assemble_image_with_links, AssembleOptions};
+use nx_ir_core::IrResult;
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The corpus directory, or `None` when it is absent (the corpus tests then skip).
+pub fn dir() -> Option<PathBuf> {
+    let path = match std::env::var_os("NX_IR_CONFORMANCE") {
+        Some(path) => PathBuf::from(path),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/nx-ir-conformance"),
+    };
+    path.is_dir().then_some(path)
+}
+
+/// The corpus directory, or `None` after printing the one line that says the test skips.
+pub fn dir_or_skip(test: &str) -> Option<PathBuf> {
+    let dir = dir();
+    if dir.is_none() {
+        println!("{test}: conformance corpus not found (set NX_IR_CONFORMANCE); skipped");
+    }
+    dir
+}
+
+/// The program directories (those with `expected/`), sorted.
+pub fn programs(corpus: &Path) -> Vec<PathBuf> {
+    let mut programs: Vec<PathBuf> = fs::read_dir(corpus)
+        .expect("corpus directory")
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.join("expected").is_dir())
+        .collect();
+    programs.sort();
+    programs
+}
+
+/// The directory name of a program.
+pub fn name(program: &Path) -> String {
+    program.file_name().unwrap_or_default().to_string_lossy().into_owned()
+}
+
+/// One explain text of a program.
+pub struct Text {
+    pub file: String,
+    pub identity: String,
+    pub stripped: bool,
+    pub text: String,
+}
+
+/// The explain texts of a program, sorted by file name.
+pub fn program_texts(program: &Path) -> Vec<Text> {
+    let Ok(entries) = fs::read_dir(program.join("expected")) else {
+        return Vec::new();
+    };
+    let mut texts: Vec<Text> = entries
+        .filter_map(|entry| {
+            let file = entry.ok()?.file_name().into_string().ok()?;
+            let (base, stripped) = match file.strip_suffix(".stripped.nxir.txt") {
+                Some(base) => (base, true),
+                None => (file.strip_suffix(".nxir.txt")?, false),
+            };
+            let identity = base.replace("__", "/");
+            let text = fs::read_to_string(program.join("expected").join(&file)).ok()?;
+            Some(Text { file, identity, stripped, text })
+        })
+        .collect();
+    texts.sort_by(|a, b| a.file.cmp(&b.file));
+    texts
+}
+
+/// All texts of a program, as the assembler's `linked` argument.
+pub fn linked(texts: &[Text]) -> Vec<&str> {
+    texts.iter().map(|text| text.text.as_str()).collect()
+}
+
+/// identity → version, as the program's texts record it on their `links` lines.
+pub fn versions(texts: &[Text]) -> HashMap<String, String> {
+    let mut versions = HashMap::new();
+    for line in texts.iter().flat_map(|text| text.text.lines()).filter_map(|line| line.strip_prefix("links ")) {
+        if let Some((identity, rest)) = line.split_once(" version \"") {
+            if let Some((version, _)) = rest.split_once('"') {
+                versions.insert(identity.to_string(), version.to_string());
+            }
+        }
+    }
+    versions
+}
+
+/// The text without its declaration spans (` @L:C-L:C` at the end of a declaration line): what
+/// the corpus's stripped texts are.
+pub fn without_spans(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let (head, tail) = match line.strip_suffix(" =") {
+                Some(head) => (head, " ="),
+                None => (line, ""),
+            };
+            match head.rfind(" @") {
+                Some(at)
+                    if !line.starts_with(' ')
+                        && head[at + 2..].chars().all(|c| c.is_ascii_digit() || c == ':' || c == '-') =>
+                {
+                    format!("{}{tail}\n", &head[..at])
+                }
+                _ => format!("{line}\n"),
+            }
+        })
+        .collect()
+}
+
+/// What one image is assembled from.
+pub struct ModuleInput {
+    pub identity: String,
+    /// The explain file it comes from.
+    pub file: String,
+    pub text: String,
+    pub options: AssembleOptions,
+    /// A full text assembled without its spans, because the corpus has no source for it.
+    pub spans_dropped: bool,
+}
+
+impl ModuleInput {
+    /// The input for `text` of `program`: a full text gets its module's source from the program
+    /// directory or, when there is none, loses its spans.
+    pub fn new(program: &Path, text: &Text, versions: &HashMap<String, String>) -> ModuleInput {
+        let version = versions.get(&text.identity).cloned().unwrap_or_default();
+        let source = if text.stripped { None } else { fs::read_to_string(program.join(&text.identity)).ok() };
+        let spans_dropped = !text.stripped && source.is_none();
+        let body = if spans_dropped { without_spans(&text.text) } else { text.text.clone() };
+        ModuleInput {
+            identity: text.identity.clone(),
+            file: text.file.clone(),
+            text: body,
+            options: AssembleOptions { source, version },
+            spans_dropped,
+        }
+    }
+
+    /// The image, told what the linked modules declare by their texts.
+    pub fn image(&self, linked: &[&str]) -> IrResult<Vec<u8>> {
+        assemble_image_with_links(&self.text, &self.options, linked)
+    }
+}
+
+/// One input per module of the program: with `full`, each module's full text (with its
+/// source), else its stripped text; a module the corpus has only one kind of text for uses
+/// that one.
+pub fn variant(program: &Path, texts: &[Text], full: bool) -> Vec<ModuleInput> {
+    let versions = versions(texts);
+    let mut chosen: Vec<&Text> = Vec::new();
+    for text in texts {
+        match chosen.iter_mut().find(|other| other.identity == text.identity) {
+            Some(other) if text.stripped != full => *other = text,
+            Some(_) => {}
+            None => chosen.push(text),
+        }
+    }
+    chosen.into_iter().map(|text| ModuleInput::new(program, text, &versions)).collect()
+}
+
+/// One input per explain text of the program (every corpus image, stripped and full).
+pub fn every_text(program: &Path, texts: &[Text]) -> Vec<ModuleInput> {
+    let versions = versions(texts);
+    texts.iter().map(|text| ModuleInput::new(program, text, &versions)).collect()
+}
