@@ -56,6 +56,18 @@ class CorpusProgram:
     modules: dict[str, CorpusModule] = field(default_factory=dict)
 
 
+def image(program: CorpusProgram, module: CorpusModule, *, full: bool = False) -> bytes:
+    """The module's image assembled from its text, knowing the program's other modules; with
+    `full`, from the full text and the module's source (a debug section)."""
+    from nx_agent import ir
+
+    links = [m.stripped_text for m in program.modules.values() if m is not module]
+    if full:
+        assert module.full is not None and module.source is not None
+        return ir.assemble(module.full, source=module.source, version=module.version, links=links)
+    return ir.assemble(module.stripped_text, version=module.version, links=links)
+
+
 def identity_of(file_name: str) -> tuple[str, bool]:
     """`app__main.nx.stripped.nxir.txt` → (`app/main.nx`, True)."""
     stem = file_name.removesuffix(".nxir.txt")

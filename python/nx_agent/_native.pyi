@@ -1,6 +1,6 @@
 """Type stubs for the Rust extension module ``nx_agent._native``."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, final
 
 from typing_extensions import Buffer
@@ -74,6 +74,32 @@ class Program:
     def modules(self) -> tuple[PreparedModule, ...]: ...
     def module(self, identity: str) -> PreparedModule | None: ...
 
+@final
+class Limits:
+    def __init__(
+        self,
+        *,
+        max_operations: int | None = None,
+        max_input_size: int | None = None,
+        max_call_depth: int | None = None,
+        max_range_length: int | None = None,
+    ) -> None: ...
+    @property
+    def max_operations(self) -> int | None: ...
+    @property
+    def max_input_size(self) -> int | None: ...
+    @property
+    def max_call_depth(self) -> int: ...
+    @property
+    def max_range_length(self) -> int: ...
+
+@final
+class Evaluation:
+    @property
+    def value(self) -> Any: ...
+    @property
+    def usage(self) -> dict[str, int]: ...
+
 Resolver = Mapping[str, PreparedModule] | Callable[[str], PreparedModule | None]
 
 def prepare_module(data: Buffer) -> PreparedModule: ...
@@ -86,4 +112,29 @@ def link_program(
 ) -> Program: ...
 def builtin_prelude() -> PreparedModule: ...
 def explain(module_or_bytes: PreparedModule | Buffer) -> str: ...
-def assemble(text: str, *, source: str | None = None, version: str = "") -> bytes: ...
+def assemble(
+    text: str, *, source: str | None = None, version: str = "", links: Sequence[str] = ()
+) -> bytes: ...
+def evaluate_function(
+    program: Program,
+    name: str,
+    args: Sequence[Any] | None = None,
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Evaluation: ...
+def call_function(
+    program: Program,
+    function: Mapping[str, Any],
+    args: Mapping[str, Any] | None = None,
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Evaluation: ...
+def measure_input_size(value: Any, limit: int | None = None) -> int: ...

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod eval;
 mod image;
 mod program;
 mod text;
@@ -19,11 +20,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<image::PreparedModule>()?;
     m.add_class::<image::ModuleLink>()?;
     m.add_class::<program::Program>()?;
+    m.add_class::<eval::Limits>()?;
+    m.add_class::<eval::Evaluation>()?;
     m.add_function(wrap_pyfunction!(image::prepare_module, m)?)?;
     m.add_function(wrap_pyfunction!(program::link_program, m)?)?;
     m.add_function(wrap_pyfunction!(program::prepare_program, m)?)?;
     m.add_function(wrap_pyfunction!(program::builtin_prelude, m)?)?;
     m.add_function(wrap_pyfunction!(text::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::evaluate_function, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::call_function, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::measure_input_size, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
     Ok(())
 }

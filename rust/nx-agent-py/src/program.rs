@@ -1,15 +1,17 @@
 //! `link_program`, `prepare_program` and `Program`: prepared modules linked by name.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use nx_ir_core::error::{codes, IrError};
 use nx_ir_core::image::PreparedModule as CoreModule;
+use nx_ir_core::eval::CompiledProgram;
 use nx_ir_core::link::{LinkOptions, Program as CoreProgram};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyMapping, PyTuple};
 
 use crate::errors::IntoPyResult;
+use crate::eval::Compiled;
 use crate::image::{image_owner, PreparedModule};
 
 /// Prepared modules linked into one program, entry first. Immutable and shareable across
@@ -17,6 +19,26 @@ use crate::image::{image_owner, PreparedModule};
 #[pyclass(frozen, module = "nx_agent.ir")]
 pub struct Program {
     pub inner: Arc<CoreProgram>,
+    /// The evaluator's compiled form, built on the first call and shared by every later one.
+    compiled: OnceLock<Result<Compiled, IrError>>,
+}
+
+impl Program {
+    fn new(inner: CoreProgram) -> Self {
+        Program { inner: Arc::new(inner), compiled: OnceLock::new() }
+    }
+
+    /// The compiled form, compiled once (with the GIL released).
+    pub fn compiled(&self, py: Python<'_>) -> PyResult<Compiled> {
+        let inner = &self.inner;
+        let compiled = &self.compiled;
+        py.detach(|| {
+            compiled
+                .get_or_init(|| CompiledProgram::compile(&**inner).map(Arc::new))
+                .clone()
+        })
+        .or_raise(py)
+    }
 }
 
 fn wrap(module: &Arc<CoreModule>) -> PreparedModule {
@@ -124,7 +146,7 @@ pub fn link_program(
     if let Some(e) = raised {
         return Err(e);
     }
-    Ok(Program { inner: Arc::new(linked.or_raise(py)?) })
+    Ok(Program::new(linked.or_raise(py)?))
 }
 
 /// Prepares an image that names only itself (and the prelude) and links it.
@@ -137,7 +159,7 @@ pub fn prepare_program(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Prog
                 .and_then(|m| CoreProgram::prepare_self_contained(Arc::new(m)))
         })
         .or_raise(py)?;
-    Ok(Program { inner: Arc::new(program) })
+    Ok(Program::new(program))
 }
 
 /// The built-in `@nx/prelude.nx` image, prepared once per process.

@@ -1,0 +1,379 @@
+//! `evaluate_function`, `call_function`, `measure_input_size`, `Limits` and `Evaluation`.
+//!
+//! A call converts its Python arguments into canonical host values with the GIL held, releases
+//! the GIL while the NX code runs, and converts the result back. Conversion refuses what has no
+//! canonical form (`nx-ir-boundary-type`, with the value's path) and never recurses deeper than
+//! the value nesting limit, so no host value can overflow the stack.
+
+use std::sync::Arc;
+
+use nx_ir_core::error::{codes, IrError, LimitInfo};
+use nx_ir_core::eval::{
+    self, HostRecord, HostValue, HostValueBuilder, Limits as CoreLimits, Usage, MAX_VALUE_NESTING,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::errors::{to_py_err, IntoPyResult};
+use crate::program::Program;
+
+/// Limits a call runs under; build once and pass to any number of calls.
+#[pyclass(frozen, module = "nx_agent.ir")]
+#[derive(Clone)]
+pub struct Limits {
+    inner: CoreLimits,
+}
+
+/// A limit argument: None, or a non-negative int (not a bool); anything else is `nx-ir-options`.
+fn limit_value(name: &str, value: Option<&Bound<'_, PyAny>>) -> Result<Option<u64>, IrError> {
+    let Some(value) = value.filter(|v| !v.is_none()) else { return Ok(None) };
+    let refuse = || IrError::new(codes::OPTIONS, format!("{name} must be a non-negative integer, got {value}."));
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        return Err(refuse());
+    }
+    value.extract::<u64>().map(Some).map_err(|_| refuse())
+}
+
+fn required_limit(name: &str, value: Option<&Bound<'_, PyAny>>, default: u64) -> Result<u64, IrError> {
+    Ok(limit_value(name, value)?.unwrap_or(default))
+}
+
+impl Limits {
+    fn build(
+        max_operations: Option<&Bound<'_, PyAny>>,
+        max_input_size: Option<&Bound<'_, PyAny>>,
+        max_call_depth: Option<&Bound<'_, PyAny>>,
+        max_range_length: Option<&Bound<'_, PyAny>>,
+    ) -> Result<CoreLimits, IrError> {
+        let depth = required_limit("max_call_depth", max_call_depth, eval::DEFAULT_MAX_CALL_DEPTH.into())?;
+        Ok(CoreLimits {
+            max_operations: limit_value("max_operations", max_operations)?,
+            max_input_size: limit_value("max_input_size", max_input_size)?,
+            max_call_depth: u32::try_from(depth)
+                .map_err(|_| IrError::new(codes::OPTIONS, "max_call_depth is too large."))?,
+            max_range_length: required_limit("max_range_length", max_range_length, eval::DEFAULT_MAX_RANGE_LENGTH)?,
+            ..CoreLimits::default()
+        })
+    }
+}
+
+#[pymethods]
+impl Limits {
+    #[new]
+    #[pyo3(signature = (*, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+    fn new(
+        py: Python<'_>,
+        max_operations: Option<Bound<'_, PyAny>>,
+        max_input_size: Option<Bound<'_, PyAny>>,
+        max_call_depth: Option<Bound<'_, PyAny>>,
+        max_range_length: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let inner = Limits::build(
+            max_operations.as_ref(),
+            max_input_size.as_ref(),
+            max_call_depth.as_ref(),
+            max_range_length.as_ref(),
+        )
+        .or_raise(py)?;
+        Ok(Limits { inner })
+    }
+
+    #[getter]
+    fn max_operations(&self) -> Option<u64> {
+        self.inner.max_operations
+    }
+    #[getter]
+    fn max_input_size(&self) -> Option<u64> {
+        self.inner.max_input_size
+    }
+    #[getter]
+    fn max_call_depth(&self) -> u32 {
+        self.inner.max_call_depth
+    }
+    #[getter]
+    fn max_range_length(&self) -> u64 {
+        self.inner.max_range_length
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Limits(max_operations={:?}, max_input_size={:?}, max_call_depth={}, max_range_length={})",
+            self.inner.max_operations, self.inner.max_input_size, self.inner.max_call_depth, self.inner.max_range_length
+        )
+    }
+}
+
+/// The result of a call: the canonical value and what the call used.
+#[pyclass(frozen, module = "nx_agent.ir")]
+pub struct Evaluation {
+    #[pyo3(get)]
+    value: Py<PyAny>,
+    usage: Usage,
+}
+
+#[pymethods]
+impl Evaluation {
+    /// `{"operations": n}` when a budget was set, `{"input_size": n}` when an input limit was.
+    #[getter]
+    fn usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        usage_dict(py, &self.usage)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("Evaluation(value={}, usage={:?})", self.value.bind(py), self.usage)
+    }
+}
+
+fn usage_dict<'py>(py: Python<'py>, usage: &Usage) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    if let Some(operations) = usage.operations {
+        d.set_item("operations", operations)?;
+    }
+    if let Some(input_size) = usage.input_size {
+        d.set_item("input_size", input_size)?;
+    }
+    Ok(d)
+}
+
+/// Python → canonical host value.
+struct Reader {
+    /// Containers on the path from the root, to tell a cycle from depth.
+    path_objects: Vec<usize>,
+    path: Vec<String>,
+}
+
+impl Reader {
+    fn new(root: &str) -> Self {
+        Reader { path_objects: Vec::new(), path: vec![root.to_string()] }
+    }
+
+    fn refuse(&self, what: String) -> IrError {
+        IrError::new(codes::BOUNDARY_TYPE, format!("{} {what}", self.path.join("")))
+    }
+
+    fn nesting(&self) -> IrError {
+        let mut error = IrError::new(
+            codes::RESOURCE_LIMIT,
+            format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
+        );
+        error.diagnostics[0].limit = Some(LimitInfo { name: "maxValueNesting", value: MAX_VALUE_NESTING.into() });
+        error
+    }
+
+    fn enter(&mut self, object: &Bound<'_, PyAny>) -> Result<(), IrError> {
+        let id = object.as_ptr() as usize;
+        if self.path_objects.contains(&id) {
+            return Err(self.refuse("contains itself; a canonical value has no cycles".into()));
+        }
+        if self.path_objects.len() >= MAX_VALUE_NESTING as usize {
+            return Err(self.nesting());
+        }
+        self.path_objects.push(id);
+        Ok(())
+    }
+
+    fn read(&mut self, value: &Bound<'_, PyAny>) -> Result<HostValue, IrError> {
+        if value.is_none() {
+            return Ok(HostValue::Null);
+        }
+        if let Ok(b) = value.cast::<PyBool>() {
+            return Ok(HostValue::Bool(b.is_true()));
+        }
+        if value.is_instance_of::<PyInt>() {
+            return value
+                .extract::<i64>()
+                .map(HostValue::Int)
+                .map_err(|_| self.refuse(format!("is the integer {value}, outside the 64-bit range")));
+        }
+        if let Ok(f) = value.cast::<PyFloat>() {
+            return Ok(HostValue::Float(f.value()));
+        }
+        if let Ok(s) = value.cast::<PyString>() {
+            return s
+                .to_str()
+                .map(|s| HostValue::Str(s.to_owned()))
+                .map_err(|_| self.refuse("is a string that is not valid Unicode".into()));
+        }
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            self.enter(value)?;
+            let mut items = Vec::new();
+            let iter = value.try_iter().map_err(|e| self.refuse(e.to_string()))?;
+            for (index, item) in iter.enumerate() {
+                let item = item.map_err(|e| self.refuse(e.to_string()))?;
+                self.path.push(format!("[{index}]"));
+                items.push(self.read(&item)?);
+                self.path.pop();
+            }
+            self.path_objects.pop();
+            return Ok(HostValue::List(items));
+        }
+        if let Ok(dict) = value.cast::<PyDict>() {
+            self.enter(value)?;
+            let mut record = HostRecord::default();
+            for (key, item) in dict.iter() {
+                let Ok(key) = key.cast::<PyString>() else {
+                    return Err(self.refuse(format!("has the key {key}, which is not a string")));
+                };
+                let key = key.to_str().map_err(|_| self.refuse("has a key that is not valid Unicode".into()))?;
+                self.path.push(format!("[{key:?}]"));
+                if key == "$type" {
+                    if let Ok(name) = item.cast::<PyString>() {
+                        record.type_name = Some(name.to_str().map_err(|e| self.refuse(e.to_string()))?.to_owned());
+                        self.path.pop();
+                        continue;
+                    }
+                }
+                let read = self.read(&item)?;
+                self.path.pop();
+                record.fields.push((key.to_owned(), read));
+            }
+            self.path_objects.pop();
+            return Ok(HostValue::Record(record));
+        }
+        let kind = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        Err(self.refuse(format!("is a {kind}, which has no canonical NX form")))
+    }
+}
+
+/// Canonical host value → Python (`$type` first, then the fields in the order given).
+fn to_python(py: Python<'_>, value: &HostValue) -> PyResult<Py<PyAny>> {
+    Ok(match value {
+        HostValue::Null => py.None(),
+        HostValue::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
+        HostValue::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        HostValue::Float(f) => PyFloat::new(py, *f).into_any().unbind(),
+        HostValue::Str(s) => PyString::new(py, s).into_any().unbind(),
+        HostValue::List(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any().unbind()
+        }
+        HostValue::Record(record) => {
+            let dict = PyDict::new(py);
+            if let Some(name) = &record.type_name {
+                dict.set_item("$type", name)?;
+            }
+            for (key, item) in &record.fields {
+                dict.set_item(key, to_python(py, item)?)?;
+            }
+            dict.into_any().unbind()
+        }
+    })
+}
+
+/// The limits of a call: a `Limits` object, or the keywords.
+#[allow(clippy::too_many_arguments)]
+fn call_limits(
+    limits: Option<&Limits>,
+    max_operations: Option<&Bound<'_, PyAny>>,
+    max_input_size: Option<&Bound<'_, PyAny>>,
+    max_call_depth: Option<&Bound<'_, PyAny>>,
+    max_range_length: Option<&Bound<'_, PyAny>>,
+) -> Result<CoreLimits, IrError> {
+    match limits {
+        Some(limits) => Ok(limits.inner.clone()),
+        None => Limits::build(max_operations, max_input_size, max_call_depth, max_range_length),
+    }
+}
+
+fn finish(py: Python<'_>, result: Result<eval::Evaluation, IrError>) -> PyResult<Evaluation> {
+    let evaluation = result.or_raise(py)?;
+    Ok(Evaluation { value: to_python(py, &evaluation.value)?, usage: evaluation.usage })
+}
+
+/// Evaluates the function entrypoint `name` of the program's entry module with positional
+/// arguments. Raises `NxIrError` with the reference codes on any failure.
+#[pyfunction]
+#[pyo3(signature = (program, name, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_function(
+    py: Python<'_>,
+    program: &Program,
+    name: &str,
+    args: Option<Bound<'_, PyAny>>,
+    limits: Option<PyRef<'_, Limits>>,
+    max_operations: Option<Bound<'_, PyAny>>,
+    max_input_size: Option<Bound<'_, PyAny>>,
+    max_call_depth: Option<Bound<'_, PyAny>>,
+    max_range_length: Option<Bound<'_, PyAny>>,
+) -> PyResult<Evaluation> {
+    let limits = call_limits(
+        limits.as_deref(),
+        max_operations.as_ref(),
+        max_input_size.as_ref(),
+        max_call_depth.as_ref(),
+        max_range_length.as_ref(),
+    )
+    .or_raise(py)?;
+    let mut values = Vec::new();
+    if let Some(args) = args.filter(|a| !a.is_none()) {
+        if !(args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>()) {
+            return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
+        }
+        for (index, arg) in args.try_iter()?.enumerate() {
+            values.push(Reader::new(&format!("args[{index}]")).read(&arg?).or_raise(py)?);
+        }
+    }
+    let compiled = program.compiled(py)?;
+    let result = py.detach(|| eval::evaluate_function(&compiled, name, &values, &limits));
+    finish(py, result)
+}
+
+/// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
+/// `Agent` holds it) with arguments by parameter name.
+#[pyfunction]
+#[pyo3(signature = (program, function, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn call_function(
+    py: Python<'_>,
+    program: &Program,
+    function: Bound<'_, PyAny>,
+    args: Option<Bound<'_, PyDict>>,
+    limits: Option<PyRef<'_, Limits>>,
+    max_operations: Option<Bound<'_, PyAny>>,
+    max_input_size: Option<Bound<'_, PyAny>>,
+    max_call_depth: Option<Bound<'_, PyAny>>,
+    max_range_length: Option<Bound<'_, PyAny>>,
+) -> PyResult<Evaluation> {
+    let limits = call_limits(
+        limits.as_deref(),
+        max_operations.as_ref(),
+        max_input_size.as_ref(),
+        max_call_depth.as_ref(),
+        max_range_length.as_ref(),
+    )
+    .or_raise(py)?;
+    let function = Reader::new("function").read(&function).or_raise(py)?;
+    let mut named: Vec<(String, HostValue)> = Vec::new();
+    for (key, value) in args.iter().flat_map(|d| d.iter()) {
+        let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+            let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
+            return Err(to_py_err(py, &error));
+        };
+        let read = Reader::new(&format!("args[{key:?}]")).read(&value).or_raise(py)?;
+        named.push((key, read));
+    }
+    let compiled = program.compiled(py)?;
+    let result = py.detach(|| {
+        let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut usage = Usage::default();
+        eval::call_function_with(&compiled, &&function, &pairs, &limits, &mut HostValueBuilder, &mut usage)
+            .map(|value| eval::Evaluation { value, usage })
+    });
+    finish(py, result)
+}
+
+/// The input size of a host value (ir-format §6.2); with `limit`, measuring stops once the size
+/// passes it.
+#[pyfunction]
+#[pyo3(signature = (value, limit=None))]
+pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
+    let limit = limit_value("limit", limit.as_ref()).or_raise(py)?;
+    let value = Reader::new("value").read(&value).or_raise(py)?;
+    eval::measure_input_size(&&value, limit).or_raise(py)
+}
+
+/// Keeps the compiled form of a program alive with it.
+pub type Compiled = Arc<eval::CompiledProgram>;
