@@ -1,0 +1,68 @@
+"""Evaluation speed, each figure beside a baseline measured in the same run.
+
+Run: `python3 -m pip install ".[bench]" && python3 -m pytest benches`. Compare each NX row with
+its baseline: the ratio is what the figure means, not the absolute time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nx_agent import examples, ir
+from programs import SQUARES_OPERATIONS, squares_program
+
+BUDGET = ir.Limits(max_operations=10**9)
+
+
+@pytest.mark.benchmark(group="squares 0..10^6")
+def test_nx_squares_metered(benchmark: Any) -> None:
+    program = squares_program()
+    result = benchmark(ir.evaluate_function, program, "squares", (), limits=BUDGET)
+    assert result.usage["operations"] == SQUARES_OPERATIONS
+    assert result.value[999_999] == 999_999**2
+
+
+@pytest.mark.benchmark(group="squares 0..10^6")
+def test_python_squares_baseline(benchmark: Any) -> None:
+    result = benchmark(lambda: [i * i for i in range(10**6)])
+    assert result[999_999] == 999_999**2
+
+
+def find_plans_python(team_size: int) -> list[dict[str, Any]]:
+    plans = [
+        {"$type": "Plan", "monthlyPrice": 8, "name": "Starter", "seats": 3},
+        {"$type": "Plan", "monthlyPrice": 20, "name": "Team", "seats": 10},
+        {"$type": "Plan", "monthlyPrice": 45, "name": "Business", "seats": 50},
+    ]
+    return [plan for plan in plans if plan["seats"] >= team_size]
+
+
+@pytest.mark.benchmark(group="findPlans(5) per call")
+def test_nx_find_plans_metered(benchmark: Any) -> None:
+    program = examples.link_example()
+    result = benchmark(ir.evaluate_function, program, "findPlans", (5,), limits=BUDGET)
+    assert result.value == find_plans_python(5)
+
+
+@pytest.mark.benchmark(group="findPlans(5) per call")
+def test_python_find_plans_baseline(benchmark: Any) -> None:
+    assert len(benchmark(find_plans_python, 5)) == 2
+
+
+@pytest.mark.benchmark(group="cold start: prepare and link the example")
+def test_nx_prepare_and_link(benchmark: Any) -> None:
+    images = {i: ir.assemble(examples.text(i), version=v) for i, (_, v) in examples.MODULES.items()}
+
+    def cold() -> ir.Program:
+        modules = {i: ir.prepare_module(data) for i, data in images.items()}
+        return ir.link_program(modules[examples.ENTRY], modules)
+
+    assert len(benchmark(cold).modules) == 2
+
+
+@pytest.mark.benchmark(group="cold start: prepare and link the example")
+def test_bytes_copy_baseline(benchmark: Any) -> None:
+    images = [ir.assemble(examples.text(i), version=v) for i, (_, v) in examples.MODULES.items()]
+    assert len(benchmark(lambda: [bytes(bytearray(data)) for data in images])) == 2
