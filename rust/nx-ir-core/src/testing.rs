@@ -3,7 +3,8 @@
 //! [`damage_sweep`] is the reference runtimes' damage test (conformance cases B1 and B2) applied
 //! to one image: every truncation and every single-cell overwrite must be refused with a coded
 //! error, or prepare into a module that decodes and re-encodes consistently. Any panic is
-//! reported naming the damage that caused it.
+//! reported naming the damage that caused it. [`damage_sweep_with`] hands each damaged image that
+//! prepares to the caller, to link and evaluate it too.
 
 use crate::error::codes;
 use crate::image::PreparedModule;
@@ -34,6 +35,16 @@ pub struct DamageReport {
 ///   prepares; then [`PreparedModule::to_model`] re-encoded must prepare again and decode to the
 ///   same model (compared through its encoding, so NaN constants compare by bits).
 pub fn damage_sweep(image: &[u8]) -> DamageReport {
+    damage_sweep_with(image, 1, |_, _| {})
+}
+
+/// [`damage_sweep`] overwriting every `stride`-th cell only (`1`: every cell; a large image
+/// costs a sweep quadratic in its size), handing every overwritten image that prepares to
+/// `prepared` with a description of its damage (`byte 12 overwritten with 0x1`). A panic in
+/// `prepared` is reported naming the damage, as one in the reader is. Every truncation is tried
+/// whatever the stride.
+pub fn damage_sweep_with(image: &[u8], stride: usize, mut prepared: impl FnMut(&str, PreparedModule)) -> DamageReport {
+    assert!(stride > 0, "a stride of at least one cell");
     let mut report = DamageReport::default();
     for cut in (0..image.len()).step_by(4) {
         let outcome = guarded(&format!("the prefix of {cut} bytes"), || PreparedModule::from_slice(&image[..cut]));
@@ -48,13 +59,16 @@ pub fn damage_sweep(image: &[u8]) -> DamageReport {
     }
 
     let mut damaged = image.to_vec();
-    for at in (0..image.len() / 4 * 4).step_by(4) {
+    for at in (0..image.len() / 4 * 4).step_by(4 * stride) {
         for value in DAMAGE_VALUES {
             damaged[at..at + 4].copy_from_slice(&value.to_le_bytes());
             let what = format!("byte {at} overwritten with {value:#x}");
             match guarded(&what, || check_damaged(&damaged)) {
-                Ok(true) => report.prepared += 1,
-                Ok(false) => report.refused += 1,
+                Ok(Some(module)) => {
+                    report.prepared += 1;
+                    guarded(&format!("{what}, then linking or evaluating it,"), || prepared(&what, module));
+                }
+                Ok(None) => report.refused += 1,
                 Err(failure) => panic!("{what}: {failure}"),
             }
             report.overwrites += 1;
@@ -64,15 +78,15 @@ pub fn damage_sweep(image: &[u8]) -> DamageReport {
     report
 }
 
-/// `Ok(false)` if `bytes` are refused with a coded error, `Ok(true)` if they prepare and
+/// `Ok(None)` if `bytes` are refused with a coded error, the module if they prepare and
 /// round-trip, `Err` describing what broke.
-fn check_damaged(bytes: &[u8]) -> Result<bool, String> {
+fn check_damaged(bytes: &[u8]) -> Result<Option<PreparedModule>, String> {
     let module = match PreparedModule::from_slice(bytes) {
         Err(error) if error.diagnostics.is_empty() => return Err("refused without a diagnostic".to_string()),
         Err(error) if error.diagnostics.iter().any(|d| !d.code.starts_with("nx-ir-")) => {
             return Err(format!("refused with an unknown code: {error}"))
         }
-        Err(_) => return Ok(false),
+        Err(_) => return Ok(None),
         Ok(module) => module,
     };
     // Read everything a consumer might read, in place.
@@ -90,7 +104,7 @@ fn check_damaged(bytes: &[u8]) -> Result<bool, String> {
     if encode(&again.to_model()) != encoded {
         return Err("its re-encoding decodes differently".to_string());
     }
-    Ok(true)
+    Ok(Some(module))
 }
 
 /// Runs `f`, turning a panic into an `Err` naming `what`.
@@ -103,7 +117,7 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> T {
                 .map(String::as_str)
                 .or_else(|| payload.downcast_ref::<&str>().copied())
                 .unwrap_or("(no message)");
-            panic!("{what} made the reader panic: {message}")
+            panic!("{what} caused a panic: {message}")
         }
     }
 }
