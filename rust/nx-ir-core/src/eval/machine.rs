@@ -845,13 +845,13 @@ impl<'p> Machine<'p> {
                     }
                     other => other,
                 };
-                self.normalize(fcx, param.ty, value, &Path::Root(&*param.name))?
+                self.normalize(fcx, param.ty, value, &Path::Root(&param.name))?
             }
             None => match param.default {
                 Some(default) => {
                     let result = self
                         .eval(fcx, frame, default)
-                        .and_then(|value| self.normalize(fcx, param.ty, value, &Path::Root(&*param.name)));
+                        .and_then(|value| self.normalize(fcx, param.ty, value, &Path::Root(&param.name)));
                     match result {
                         Ok(value) => value,
                         Err(error) => {
@@ -860,7 +860,7 @@ impl<'p> Machine<'p> {
                         }
                     }
                 }
-                None if param.optional => self.normalize(fcx, param.ty, Value::empty(), &Path::Root(&*param.name))?,
+                None if param.optional => self.normalize(fcx, param.ty, Value::empty(), &Path::Root(&param.name))?,
                 None => {
                     return Err(self.error(
                         fcx,
@@ -877,6 +877,7 @@ impl<'p> Machine<'p> {
     // ---- constructions ----------------------------------------------------------------------
 
     /// Binds content items to a declaration's content field (ir-format §4.8).
+    #[allow(clippy::too_many_arguments)]
     pub fn bind_content(
         &self,
         cx: Cx,
@@ -931,10 +932,10 @@ impl<'p> Machine<'p> {
         }
         let rcx = Cx { module, decl, depth: cx.depth };
         let fields_out = if update_target.is_some() {
-            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(&**name))?
+            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))?
         } else {
             let mut frame = self.new_frame(module, decl);
-            self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(&**name), false)?
+            self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(name), false)?
         };
         Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: fields_out })))
     }
@@ -970,7 +971,7 @@ impl<'p> Machine<'p> {
         }
         let ucx = Cx { module, decl, depth: cx.depth };
         let mut frame = self.new_frame(module, decl);
-        let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&*found.type_name), false)?;
+        let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&found.type_name), false)?;
         Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&found.type_name)), fields })))
     }
 
