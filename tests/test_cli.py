@@ -16,6 +16,7 @@ def test_demo_links_and_explains_the_bundled_example(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "linked 2 modules:" in out
     assert "plans/catalog.nx" in out
+    assert "findPlans(teamSize=5) -> Team, Business (" in out
     assert out.endswith(examples.text("plans/main.nx"))
 
 

@@ -34,6 +34,9 @@ def _cmd_demo(args: argparse.Namespace) -> None:
     program = examples.link_example()
     print(f"linked {len(program.modules)} modules:")
     print(_describe(program))
+    result = ir.evaluate_function(program, "findPlans", [5], max_operations=10_000)
+    names = ", ".join(plan["name"] for plan in result.value)
+    print(f"findPlans(teamSize=5) -> {names} ({result.usage['operations']} operations)")
     print()
     print(program.entry.explain(), end="")
 
@@ -61,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    demo = commands.add_parser("demo", help="assemble, link and explain the bundled example")
+    demo = commands.add_parser("demo", help="assemble, link, run and explain the bundled example")
     demo.set_defaults(run=_cmd_demo)
 
     explain = commands.add_parser("explain", help="print an image as `nxlang ir explain` does")
