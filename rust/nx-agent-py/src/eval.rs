@@ -135,44 +135,82 @@ fn usage_dict<'py>(py: Python<'py>, usage: &Usage) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
+/// One step of a path into a host value: a list index or a dict key.
+enum Segment {
+    Index(usize),
+    Key(String),
+}
+
+/// Why a Python value was refused. The path is collected as the reader unwinds (innermost
+/// step first), so a value that converts costs no path at all.
+enum Refusal {
+    Type { what: String, path: Vec<Segment> },
+    Nesting,
+}
+
+impl Refusal {
+    fn new(what: impl Into<String>) -> Self {
+        Refusal::Type { what: what.into(), path: Vec::new() }
+    }
+
+    fn at(mut self, segment: Segment) -> Self {
+        if let Refusal::Type { path, .. } = &mut self {
+            path.push(segment);
+        }
+        self
+    }
+
+    /// The coded error, its message naming the path from `root`.
+    fn into_error(self, root: &str) -> IrError {
+        match self {
+            Refusal::Type { what, path } => {
+                let mut message = root.to_string();
+                for segment in path.iter().rev() {
+                    match segment {
+                        Segment::Index(index) => message.push_str(&format!("[{index}]")),
+                        Segment::Key(key) => message.push_str(&format!("[{key:?}]")),
+                    }
+                }
+                IrError::new(codes::BOUNDARY_TYPE, format!("{message} {what}"))
+            }
+            Refusal::Nesting => {
+                let mut error = IrError::new(
+                    codes::RESOURCE_LIMIT,
+                    format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
+                );
+                error.diagnostics[0].limit =
+                    Some(LimitInfo { name: "maxValueNesting", value: MAX_VALUE_NESTING.into() });
+                error
+            }
+        }
+    }
+}
+
+/// Converts a Python value to its canonical host value; `root` names it in an error.
+fn read_value(value: &Bound<'_, PyAny>, root: impl FnOnce() -> String) -> Result<HostValue, IrError> {
+    Reader { containers: Vec::new() }.read(value).map_err(|refusal| refusal.into_error(&root()))
+}
+
 /// Python → canonical host value.
 struct Reader {
     /// Containers on the path from the root, to tell a cycle from depth.
-    path_objects: Vec<usize>,
-    path: Vec<String>,
+    containers: Vec<usize>,
 }
 
 impl Reader {
-    fn new(root: &str) -> Self {
-        Reader { path_objects: Vec::new(), path: vec![root.to_string()] }
-    }
-
-    fn refuse(&self, what: String) -> IrError {
-        IrError::new(codes::BOUNDARY_TYPE, format!("{} {what}", self.path.join("")))
-    }
-
-    fn nesting(&self) -> IrError {
-        let mut error = IrError::new(
-            codes::RESOURCE_LIMIT,
-            format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
-        );
-        error.diagnostics[0].limit = Some(LimitInfo { name: "maxValueNesting", value: MAX_VALUE_NESTING.into() });
-        error
-    }
-
-    fn enter(&mut self, object: &Bound<'_, PyAny>) -> Result<(), IrError> {
+    fn enter(&mut self, object: &Bound<'_, PyAny>) -> Result<(), Refusal> {
         let id = object.as_ptr() as usize;
-        if self.path_objects.contains(&id) {
-            return Err(self.refuse("contains itself; a canonical value has no cycles".into()));
+        if self.containers.contains(&id) {
+            return Err(Refusal::new("contains itself; a canonical value has no cycles"));
         }
-        if self.path_objects.len() >= MAX_VALUE_NESTING as usize {
-            return Err(self.nesting());
+        if self.containers.len() >= MAX_VALUE_NESTING as usize {
+            return Err(Refusal::Nesting);
         }
-        self.path_objects.push(id);
+        self.containers.push(id);
         Ok(())
     }
 
-    fn read(&mut self, value: &Bound<'_, PyAny>) -> Result<HostValue, IrError> {
+    fn read(&mut self, value: &Bound<'_, PyAny>) -> Result<HostValue, Refusal> {
         if value.is_none() {
             return Ok(HostValue::Null);
         }
@@ -183,7 +221,7 @@ impl Reader {
             return value
                 .extract::<i64>()
                 .map(HostValue::Int)
-                .map_err(|_| self.refuse(format!("is the integer {value}, outside the 64-bit range")));
+                .map_err(|_| Refusal::new(format!("is the integer {value}, outside the 64-bit range")));
         }
         if let Ok(f) = value.cast::<PyFloat>() {
             return Ok(HostValue::Float(f.value()));
@@ -192,19 +230,17 @@ impl Reader {
             return s
                 .to_str()
                 .map(|s| HostValue::Str(s.to_owned()))
-                .map_err(|_| self.refuse("is a string that is not valid Unicode".into()));
+                .map_err(|_| Refusal::new("is a string that is not valid Unicode"));
         }
         if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
             self.enter(value)?;
             let mut items = Vec::new();
-            let iter = value.try_iter().map_err(|e| self.refuse(e.to_string()))?;
+            let iter = value.try_iter().map_err(|e| Refusal::new(e.to_string()))?;
             for (index, item) in iter.enumerate() {
-                let item = item.map_err(|e| self.refuse(e.to_string()))?;
-                self.path.push(format!("[{index}]"));
-                items.push(self.read(&item)?);
-                self.path.pop();
+                let item = item.map_err(|e| Refusal::new(e.to_string()))?;
+                items.push(self.read(&item).map_err(|r| r.at(Segment::Index(index)))?);
             }
-            self.path_objects.pop();
+            self.containers.pop();
             return Ok(HostValue::List(items));
         }
         if let Ok(dict) = value.cast::<PyDict>() {
@@ -212,26 +248,24 @@ impl Reader {
             let mut record = HostRecord::default();
             for (key, item) in dict.iter() {
                 let Ok(key) = key.cast::<PyString>() else {
-                    return Err(self.refuse(format!("has the key {key}, which is not a string")));
+                    return Err(Refusal::new(format!("has the key {key}, which is not a string")));
                 };
-                let key = key.to_str().map_err(|_| self.refuse("has a key that is not valid Unicode".into()))?;
-                self.path.push(format!("[{key:?}]"));
+                let key = key.to_str().map_err(|_| Refusal::new("has a key that is not valid Unicode"))?;
                 if key == "$type" {
                     if let Ok(name) = item.cast::<PyString>() {
-                        record.type_name = Some(name.to_str().map_err(|e| self.refuse(e.to_string()))?.to_owned());
-                        self.path.pop();
+                        let name = name.to_str().map_err(|e| Refusal::new(e.to_string()).at(Segment::Key(key.into())))?;
+                        record.type_name = Some(name.to_owned());
                         continue;
                     }
                 }
-                let read = self.read(&item)?;
-                self.path.pop();
+                let read = self.read(&item).map_err(|r| r.at(Segment::Key(key.to_owned())))?;
                 record.fields.push((key.to_owned(), read));
             }
-            self.path_objects.pop();
+            self.containers.pop();
             return Ok(HostValue::Record(record));
         }
         let kind = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        Err(self.refuse(format!("is a {kind}, which has no canonical NX form")))
+        Err(Refusal::new(format!("is a {kind}, which has no canonical NX form")))
     }
 }
 
@@ -313,7 +347,7 @@ pub fn evaluate_function(
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         }
         for (index, arg) in args.try_iter()?.enumerate() {
-            values.push(Reader::new(&format!("args[{index}]")).read(&arg?).or_raise(py)?);
+            values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
         }
     }
     let compiled = program.compiled(py)?;
@@ -345,14 +379,14 @@ pub fn call_function(
         max_range_length.as_ref(),
     )
     .or_raise(py)?;
-    let function = Reader::new("function").read(&function).or_raise(py)?;
+    let function = read_value(&function, || "function".into()).or_raise(py)?;
     let mut named: Vec<(String, HostValue)> = Vec::new();
     for (key, value) in args.iter().flat_map(|d| d.iter()) {
         let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
             let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
             return Err(to_py_err(py, &error));
         };
-        let read = Reader::new(&format!("args[{key:?}]")).read(&value).or_raise(py)?;
+        let read = read_value(&value, || format!("args[{key:?}]")).or_raise(py)?;
         named.push((key, read));
     }
     let compiled = program.compiled(py)?;
@@ -371,7 +405,7 @@ pub fn call_function(
 #[pyo3(signature = (value, limit=None))]
 pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
     let limit = limit_value("limit", limit.as_ref()).or_raise(py)?;
-    let value = Reader::new("value").read(&value).or_raise(py)?;
+    let value = read_value(&value, || "value".into()).or_raise(py)?;
     eval::measure_input_size(&&value, limit).or_raise(py)
 }
 

@@ -28,16 +28,17 @@ impl Program {
         Program { inner: Arc::new(inner), compiled: OnceLock::new() }
     }
 
-    /// The compiled form, compiled once (with the GIL released).
+    /// The compiled form: compiled on the first call (with the GIL released), then shared.
     pub fn compiled(&self, py: Python<'_>) -> PyResult<Compiled> {
-        let inner = &self.inner;
-        let compiled = &self.compiled;
-        py.detach(|| {
-            compiled
-                .get_or_init(|| CompiledProgram::compile(&**inner).map(Arc::new))
-                .clone()
-        })
-        .or_raise(py)
+        let compiled = match self.compiled.get() {
+            Some(compiled) => compiled.clone(),
+            None => py.detach(|| {
+                self.compiled
+                    .get_or_init(|| CompiledProgram::compile(&*self.inner).map(Arc::new))
+                    .clone()
+            }),
+        };
+        compiled.or_raise(py)
     }
 }
 

@@ -908,6 +908,28 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// The properties of a record or union-case construction, then its content bound to the
+    /// declaration's content field, in evaluation order.
+    #[allow(clippy::too_many_arguments)]
+    fn construction_input(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        module: u32,
+        fields: &[CField],
+        props: &[(Name, u32)],
+        content: &[u32],
+        what: &str,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        let mut input = self.properties(cx, frame, props)?;
+        if !content.is_empty() {
+            let items = self.items(cx, frame, index, content)?;
+            self.bind_content(cx, index, module, fields, &mut input, items, what)?;
+        }
+        Ok(input)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn eval_record(
         &mut self,
@@ -925,11 +947,7 @@ impl<'p> Machine<'p> {
         let CDeclKind::Record { fields, update_target, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
         };
-        let mut input = self.properties(cx, frame, props)?;
-        if !content.is_empty() {
-            let items = self.items(cx, frame, index, content)?;
-            self.bind_content(cx, index, module, fields, &mut input, items, name)?;
-        }
+        let input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
         let rcx = Cx { module, decl, depth: cx.depth };
         let fields_out = if update_target.is_some() {
             self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))?
@@ -964,11 +982,8 @@ impl<'p> Machine<'p> {
         if found.is_constant {
             return Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&found.name) })));
         }
-        let mut input = self.properties(cx, frame, props)?;
-        if !content.is_empty() {
-            let items = self.items(cx, frame, index, content)?;
-            self.bind_content(cx, index, module, &found.fields, &mut input, items, &found.type_name)?;
-        }
+        let input =
+            self.construction_input(cx, frame, index, module, &found.fields, props, content, &found.type_name)?;
         let ucx = Cx { module, decl, depth: cx.depth };
         let mut frame = self.new_frame(module, decl);
         let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&found.type_name), false)?;

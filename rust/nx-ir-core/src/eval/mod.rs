@@ -88,25 +88,18 @@ where
 {
     *usage = Usage::default();
     limits.validate()?;
-    if let Some(limit) = limits.max_input_size {
-        let mut meter = SizeMeter::new(Some(limit));
+    check_input_size(limits, usage, |meter| {
         for arg in args {
             match arg {
                 Some(arg) => meter.value(arg)?,
-                None => {
-                    meter.total += 1;
-                }
+                None => meter.total += 1,
             }
             if meter.over() {
                 break;
             }
         }
-        if meter.over() {
-            usage.operations = limits.max_operations.map(|_| 0);
-            return Err(input_limit_error(limit));
-        }
-        usage.input_size = Some(meter.total);
-    }
+        Ok(())
+    })?;
     let entry = program.modules.first().ok_or_else(|| IrError::new(codes::UNLINKED, "The program has no modules."))?;
     let decl = entry
         .function_entrypoints
@@ -119,7 +112,7 @@ where
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             values.push(match arg {
-                Some(arg) => Some(machine.from_host(arg, 0)?),
+                Some(arg) => Some(machine.read_host(arg, 0)?),
                 None => None,
             });
         }
@@ -144,21 +137,16 @@ where
 {
     *usage = Usage::default();
     limits.validate()?;
-    if let Some(limit) = limits.max_input_size {
-        let mut meter = SizeMeter::new(Some(limit));
+    check_input_size(limits, usage, |meter| {
         meter.value(function)?;
         if !meter.over() {
             meter.record(args)?;
         }
-        if meter.over() {
-            usage.operations = limits.max_operations.map(|_| 0);
-            return Err(input_limit_error(limit));
-        }
-        usage.input_size = Some(meter.total);
-    }
+        Ok(())
+    })?;
     let mut machine = Machine::new(program, limits);
     let result = (|| {
-        let record = machine.from_host(function, 0)?;
+        let record = machine.read_host(function, 0)?;
         let Some((module, name)) = function_record(&record) else {
             return Err(IrError::new(
                 codes::FUNCTION_VALUE,
@@ -168,7 +156,7 @@ where
         let function = machine.resolve_function(&module, &name, &"call_function")?;
         let mut fields = Vec::with_capacity(args.len());
         for (key, value) in args {
-            fields.push((machine.prog_name(key), machine.from_host(value, 0)?));
+            fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
         }
         let values = machine.by_name(function, &fields);
         run(&mut machine, function, values, sink)
@@ -195,9 +183,23 @@ fn run<K: HostValueSink>(
     machine.write(cx, &value, sink)
 }
 
-/// The input size of one host value (re-exported measure; see ir-format §6.2).
-pub fn input_size(value: &HostValue, limit: Option<u64>) -> u64 {
-    measure_input_size(&value, limit).unwrap_or(u64::MAX)
+/// Measures a call's input with `measure` when `max_input_size` is set, before anything runs
+/// (ir-format §6.2): over the limit, the call fails with nothing evaluated; within it, the size
+/// goes into `usage`.
+fn check_input_size(
+    limits: &Limits,
+    usage: &mut Usage,
+    measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>,
+) -> IrResult<()> {
+    let Some(limit) = limits.max_input_size else { return Ok(()) };
+    let mut meter = SizeMeter::new(Some(limit));
+    measure(&mut meter)?;
+    if meter.over() {
+        usage.operations = limits.max_operations.map(|_| 0);
+        return Err(input_limit_error(limit));
+    }
+    usage.input_size = Some(meter.total);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -79,7 +79,7 @@ impl Machine<'_> {
     }
 
     /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
-    pub fn from_host<S: HostValueSource>(&self, value: &S, depth: u32) -> IrResult<Value> {
+    pub fn read_host<S: HostValueSource>(&self, value: &S, depth: u32) -> IrResult<Value> {
         if depth >= MAX_VALUE_NESTING {
             return Err(limit_error(
                 "maxValueNesting",
@@ -96,14 +96,14 @@ impl Machine<'_> {
             HostRead::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in &items {
-                    out.push(self.from_host(item, depth + 1)?);
+                    out.push(self.read_host(item, depth + 1)?);
                 }
                 Value::seq(out)
             }
             HostRead::Record { type_name, fields } => {
                 let mut out: Vec<(Name, Value)> = Vec::with_capacity(fields.len());
                 for (name, item) in &fields {
-                    let value = self.from_host(item, depth + 1)?;
+                    let value = self.read_host(item, depth + 1)?;
                     out.push((self.prog_name(name), value));
                 }
                 Value::Record(Rc::new(Record { type_name: type_name.map(|t| self.prog_name(&t)), fields: out }))

@@ -211,6 +211,7 @@ fn division_by_zero_and_arguments() {
 
 #[test]
 fn input_size_worked_numbers() {
+    let input_size = |value: &HostValue, limit| measure_input_size(&value, limit).expect("measures");
     // ir-format §7.3 and the Rust unit-test facts.
     let ints = HostValue::List((0..1000).map(HostValue::Int).collect());
     assert_eq!(input_size(&ints, None), 1001);
