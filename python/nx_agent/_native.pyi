@@ -17,6 +17,9 @@ class NxIrError(NxError):
 
     code: str
     diagnostics: tuple[Diagnostic, ...]
+    #: What a ``call_function`` call used before it failed (``operations``, ``input_size``); set
+    #: only on failures of a call that began.
+    usage: dict[str, int]
 
 @final
 class Diagnostic:

@@ -356,7 +356,8 @@ pub fn evaluate_function(
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
-/// `Agent` holds it) with arguments by parameter name.
+/// `Agent` holds it) with arguments by parameter name. A call that fails once it has begun raises
+/// `NxIrError` with `usage` set as a result's would be.
 #[pyfunction]
 #[pyo3(signature = (program, function, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
 #[allow(clippy::too_many_arguments)]
@@ -386,27 +387,104 @@ pub fn call_function(
             let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
             return Err(to_py_err(py, &error));
         };
-        let read = read_value(&value, || format!("args[{key:?}]")).or_raise(py)?;
+        // A value with no canonical form is refused as the runtime refuses an argument that does
+        // not fit: naming the parameter it was passed for.
+        let read = read_value(&value, || format!("args[{key:?}]"))
+            .map_err(|mut error| {
+                if error.code() == codes::BOUNDARY_TYPE {
+                    error.diagnostics[0].argument = Some(key.clone());
+                }
+                error
+            })
+            .or_raise(py)?;
         named.push((key, read));
     }
     let compiled = program.compiled(py)?;
+    let mut usage = Usage::default();
     let result = py.detach(|| {
         let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let mut usage = Usage::default();
         eval::call_function_with(&compiled, &&function, &pairs, &limits, &mut HostValueBuilder, &mut usage)
-            .map(|value| eval::Evaluation { value, usage })
     });
-    finish(py, result)
+    match result {
+        Ok(value) => Ok(Evaluation { value: to_python(py, &value)?, usage }),
+        // A call that failed once it began reports what it used, as a successful one does.
+        Err(error) => {
+            let raised = to_py_err(py, &error);
+            raised.value(py).setattr("usage", usage_dict(py, &usage)?)?;
+            Err(raised)
+        }
+    }
 }
 
-/// The input size of a host value (ir-format §6.2); with `limit`, measuring stops once the size
-/// passes it.
+/// The input size of a host value (ir-format §6.2). With `limit`, the Python value is measured
+/// where it lies and measuring stops once the size passes the limit (some number greater than it
+/// is returned), so a value that holds itself, nests without end or is huge costs no more than
+/// the limit; a value with no canonical form (an object of another class) counts one and is not
+/// entered, as the reference runtime counts a non-plain object. Without a limit the value is
+/// converted first, and one with no canonical form is refused.
 #[pyfunction]
 #[pyo3(signature = (value, limit=None))]
 pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
     let limit = limit_value("limit", limit.as_ref()).or_raise(py)?;
-    let value = read_value(&value, || "value".into()).or_raise(py)?;
-    eval::measure_input_size(&&value, limit).or_raise(py)
+    match limit {
+        Some(limit) => measure_in_place(&value, limit),
+        None => {
+            let value = read_value(&value, || "value".into()).or_raise(py)?;
+            eval::measure_input_size(&&value, None).or_raise(py)
+        }
+    }
+}
+
+/// ⌊UTF-16 length / 64⌋, what a string adds beyond its own one.
+fn text_cost(text: &Bound<'_, PyString>) -> PyResult<u64> {
+    let units = match text.to_str() {
+        Ok(s) if s.is_ascii() => s.len(),
+        Ok(s) => s.chars().map(char::len_utf16).sum(),
+        // Lone surrogates: one UTF-16 unit each, as every other BMP character.
+        Err(_) => text.len()?,
+    };
+    Ok(units as u64 / 64)
+}
+
+/// Measures a Python value without converting it, with an explicit stack (no recursion). Each
+/// value's own one is counted as it is reached, so measuring stops as soon as the running size
+/// passes `limit`, however long a list or however deep a nesting is still to come.
+fn measure_in_place(value: &Bound<'_, PyAny>, limit: u64) -> PyResult<u64> {
+    let mut total: u64 = 1;
+    let mut pending: Vec<Bound<'_, PyAny>> = vec![value.clone()];
+    while let Some(value) = pending.pop() {
+        if total > limit {
+            break;
+        }
+        if let Ok(text) = value.cast::<PyString>() {
+            total += text_cost(text)?;
+        } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            for item in value.try_iter()? {
+                total += 1;
+                pending.push(item?);
+                if total > limit {
+                    break;
+                }
+            }
+        } else if let Ok(dict) = value.cast::<PyDict>() {
+            for (key, item) in dict.iter() {
+                let key = key.cast::<PyString>().ok();
+                match (key, item.cast::<PyString>()) {
+                    (Some(key), Ok(name)) if key.to_str().is_ok_and(|k| k == "$type") => {
+                        total += text_cost(name)?;
+                    }
+                    (key, _) => {
+                        total += 1 + key.map(text_cost).transpose()?.unwrap_or(0);
+                        pending.push(item);
+                    }
+                }
+                if total > limit {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(total)
 }
 
 /// Keeps the compiled form of a program alive with it.
