@@ -127,6 +127,18 @@ impl PreparedModule {
         PyTuple::new(py, self.inner.component_entrypoints())
     }
 
+    /// Every declaration as plain data (dicts in declaration order; see `nx_agent.schema`).
+    /// The core reads them once per prepared module.
+    fn declarations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::declarations::to_python(py, &self.inner.declarations())
+    }
+
+    /// The module's source text, where the image carries its debug section.
+    #[getter]
+    fn source(&self) -> Option<&str> {
+        self.inner.source()
+    }
+
     #[getter]
     fn has_debug_info(&self) -> bool {
         self.inner.has_debug_info()

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod declarations;
 mod errors;
 mod eval;
 mod image;

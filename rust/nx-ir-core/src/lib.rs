@@ -3,6 +3,7 @@
 //! bindings live in the `nx-agent-py` crate.
 
 pub mod assemble;
+pub mod declarations;
 pub mod error;
 pub mod eval;
 pub mod explain;

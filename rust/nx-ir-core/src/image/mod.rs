@@ -20,7 +20,7 @@ use crate::model::{self, Constant, Decl, Module, ModuleEntry, Node, Ref, Type};
 use decode::Table;
 use layout::ImageLayout;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What holds an image's bytes: a `Vec<u8>`, an `Arc<[u8]>`, a memory map, a Python `bytes`...
 /// It must give back the same bytes every time it is asked.
@@ -47,6 +47,8 @@ pub struct PreparedModule {
     by_name: Box<[(u32, u32)]>,
     /// `(slot, name string)` of every reference, sorted by slot then name, names distinct.
     references: Box<[Ref]>,
+    /// The declarations as typed data, read on first request ([`PreparedModule::declarations`]).
+    declarations: OnceLock<Arc<[crate::declarations::DeclarationView]>>,
 }
 
 impl PreparedModule {
@@ -58,6 +60,7 @@ impl PreparedModule {
             layout: validated.layout,
             by_name: validated.by_name,
             references: validated.references,
+            declarations: OnceLock::new(),
         })
     }
 
@@ -206,6 +209,11 @@ impl PreparedModule {
     /// Declaration `index`, decoded.
     pub fn decode_declaration(&self, index: u32) -> Option<Decl> {
         decode::decode_declaration(self.layout.entry(self.bytes(), Table::Declarations, index)?, None).ok()
+    }
+
+    /// Every declaration as typed data ([`crate::declarations`]), read once and then shared.
+    pub fn declarations(&self) -> Arc<[crate::declarations::DeclarationView]> {
+        Arc::clone(self.declarations.get_or_init(|| crate::declarations::read(self).into()))
     }
 
     /// Whether the image carries its debug section.

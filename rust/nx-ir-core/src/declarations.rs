@@ -1,0 +1,248 @@
+//! A module's declarations as plain typed data, for hosts that describe an image's API (JSON
+//! Schema for tool arguments and results) rather than run it.
+//!
+//! Every name is resolved to text and every type reference to the identity of the module that
+//! declares it, so a reader needs neither the string table nor the module table. Defaults are
+//! kept only as far as an image says what they are: a literal, a constant union case, or
+//! "computed" (any other expression). What an image never records (doc comments, alias targets,
+//! a record's type parameters, an inferred result type) is not here either.
+//!
+//! [`crate::image::PreparedModule::declarations`] builds this once per prepared module.
+
+use crate::image::PreparedModule;
+use crate::model::{kinds, Constant, Decl, Field, Node, Ref, Type};
+
+/// How deeply a type may nest before it is read as [`TypeView::Invalid`]. A validated image's
+/// types only refer to earlier ones, but nothing here recurses on a depth the image controls.
+const MAX_TYPE_DEPTH: usize = 64;
+
+/// A declaration named by its module's identity and its name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct QualifiedName {
+    pub module: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeView {
+    Primitive(String),
+    Nominal(QualifiedName),
+    /// `occurrence` is the seq cell: 1 `?`, 2 `+`, 3 `*`.
+    Seq { item: Box<TypeView>, occurrence: u32 },
+    Function { params: Vec<FunctionTypeParam>, result: Box<TypeView> },
+    AnyFunction { result: Box<TypeView> },
+    /// A type the image does not let us read (nested too deeply, or out of range).
+    Invalid,
+}
+
+/// A parameter of a function type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionTypeParam {
+    pub name: String,
+    pub ty: TypeView,
+    pub optional: bool,
+    pub content: bool,
+}
+
+/// A literal an image holds as a constant node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    Int(i64),
+    /// Decimal digits of an integer wider than 64 bits.
+    BigInt(String),
+    Float(f64),
+    String(String),
+    Bool(bool),
+}
+
+/// What a default is, as far as the image says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultView {
+    Literal(Literal),
+    /// A constant case of a union, named with no fields.
+    Case { union: QualifiedName, case: String },
+    /// Any other expression: evaluated at each call, with no constant value.
+    Computed,
+}
+
+/// A field, a component prop or state field, a union case field, or a function parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldView {
+    pub name: String,
+    pub ty: TypeView,
+    pub default: Option<DefaultView>,
+    /// The raw flags cell (meaning depends on where the field is; see [`kinds::flags`]).
+    pub flags: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseView {
+    pub name: String,
+    pub fields: Vec<FieldView>,
+    pub is_constant: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeclarationKind {
+    Function { params: Vec<FieldView>, result: Option<TypeView>, result_flags: u32 },
+    Value { ty: Option<TypeView> },
+    Record {
+        fields: Vec<FieldView>,
+        bases: Vec<QualifiedName>,
+        is_abstract: bool,
+        update_target: Option<QualifiedName>,
+    },
+    Component { props: Vec<FieldView>, state: Vec<FieldView>, flags: u32 },
+    Union { cases: Vec<CaseView>, bases: Vec<QualifiedName>, property_target: Option<QualifiedName> },
+    TypeAlias,
+}
+
+/// One declaration, in the module's declaration order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeclarationView {
+    pub name: String,
+    /// Byte span in the module's source, where the debug section records one.
+    pub span: Option<(u32, u32)>,
+    pub kind: DeclarationKind,
+}
+
+/// Reads every declaration of a validated module.
+pub fn read(module: &PreparedModule) -> Vec<DeclarationView> {
+    let reader = Reader { module };
+    (0..module.declaration_count() as u32)
+        .filter_map(|index| {
+            let declaration = module.decode_declaration(index)?;
+            Some(DeclarationView {
+                name: reader.string(declaration.name()),
+                span: module.declaration_span(index),
+                kind: reader.kind(&declaration),
+            })
+        })
+        .collect()
+}
+
+struct Reader<'m> {
+    module: &'m PreparedModule,
+}
+
+impl Reader<'_> {
+    fn string(&self, index: u32) -> String {
+        self.module.string(index).unwrap_or("").to_string()
+    }
+
+    fn qualified(&self, reference: Ref) -> QualifiedName {
+        let module = self.module.module_entry(reference.slot as usize).map_or("", |entry| entry.identity);
+        QualifiedName { module: module.to_string(), name: self.string(reference.name) }
+    }
+
+    fn kind(&self, declaration: &Decl) -> DeclarationKind {
+        match declaration {
+            Decl::Function { params, result, result_flags, .. } => DeclarationKind::Function {
+                params: self.fields(params),
+                result: result.map(|ty| self.ty(ty)),
+                result_flags: *result_flags,
+            },
+            Decl::Value { ty, .. } => DeclarationKind::Value { ty: ty.map(|ty| self.ty(ty)) },
+            Decl::Record { fields, bases, is_abstract, update_target, .. } => DeclarationKind::Record {
+                fields: self.fields(fields),
+                bases: bases.iter().map(|&base| self.qualified(base)).collect(),
+                is_abstract: *is_abstract != 0,
+                update_target: update_target.map(|target| self.qualified(target)),
+            },
+            Decl::Component { props, state, flags, .. } => DeclarationKind::Component {
+                props: self.fields(props),
+                state: self.fields(state),
+                flags: *flags,
+            },
+            Decl::Union { cases, bases, property_target, .. } => DeclarationKind::Union {
+                cases: cases
+                    .iter()
+                    .map(|case| CaseView {
+                        name: self.string(case.name),
+                        fields: self.fields(&case.fields),
+                        is_constant: case.is_constant != 0,
+                    })
+                    .collect(),
+                bases: bases.iter().map(|&base| self.qualified(base)).collect(),
+                property_target: property_target.map(|target| self.qualified(target)),
+            },
+            Decl::TypeAlias { .. } => DeclarationKind::TypeAlias,
+        }
+    }
+
+    fn fields(&self, fields: &[Field]) -> Vec<FieldView> {
+        fields
+            .iter()
+            .map(|field| FieldView {
+                name: self.string(field.name),
+                ty: self.ty(field.ty),
+                default: field.default.map(|node| self.default(node)),
+                flags: field.flags,
+            })
+            .collect()
+    }
+
+    fn ty(&self, index: u32) -> TypeView {
+        self.ty_at(index, 0)
+    }
+
+    fn ty_at(&self, index: u32, depth: usize) -> TypeView {
+        if depth > MAX_TYPE_DEPTH {
+            return TypeView::Invalid;
+        }
+        let Some(ty) = self.module.decode_type(index) else { return TypeView::Invalid };
+        match ty {
+            Type::Primitive { name } => TypeView::Primitive(self.string(name)),
+            Type::Nominal(reference) => TypeView::Nominal(self.qualified(reference)),
+            Type::Seq { item, occurrence } => {
+                TypeView::Seq { item: Box::new(self.ty_at(item, depth + 1)), occurrence }
+            }
+            Type::Function { result, params } => TypeView::Function {
+                params: params
+                    .iter()
+                    .map(|param| FunctionTypeParam {
+                        name: self.string(param.name),
+                        ty: self.ty_at(param.ty, depth + 1),
+                        optional: param.flags & kinds::flags::PARAM_OPTIONAL != 0,
+                        content: param.flags & kinds::flags::PARAM_CONTENT != 0,
+                    })
+                    .collect(),
+                result: Box::new(self.ty_at(result, depth + 1)),
+            },
+            Type::AnyFunction { result } => TypeView::AnyFunction { result: Box::new(self.ty_at(result, depth + 1)) },
+        }
+    }
+
+    fn constant(&self, index: u32) -> Option<Literal> {
+        Some(match self.module.decode_constant(index)? {
+            Constant::Int(value) => Literal::Int(value),
+            Constant::BigInt { digits } => Literal::BigInt(self.string(digits)),
+            Constant::Float(value) => Literal::Float(value),
+        })
+    }
+
+    /// A default node read as a literal, a constant case, or computed.
+    fn default(&self, node: u32) -> DefaultView {
+        let literal = match self.module.decode_node(node) {
+            Some(Node::Bool { value }) => Some(Literal::Bool(value != 0)),
+            Some(Node::String { value }) => Some(Literal::String(self.string(value))),
+            Some(Node::Number { constant }) => self.constant(constant),
+            Some(Node::Unary { op, operand }) if kinds::UNARY_OPERATORS.get(op as usize) == Some(&"neg") => {
+                match self.module.decode_node(operand) {
+                    Some(Node::Number { constant }) => match self.constant(constant) {
+                        Some(Literal::Int(value)) => value.checked_neg().map(Literal::Int),
+                        Some(Literal::Float(value)) => Some(Literal::Float(-value)),
+                        Some(Literal::BigInt(digits)) => Some(Literal::BigInt(format!("-{digits}"))),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            Some(Node::UnionCase { union, case, props, content }) if props.is_empty() && content.is_empty() => {
+                return DefaultView::Case { union: self.qualified(union), case: self.string(case) };
+            }
+            _ => None,
+        };
+        literal.map_or(DefaultView::Computed, DefaultView::Literal)
+    }
+}
