@@ -6,5 +6,6 @@ its public face. Every error the package raises derives from :class:`NxError`.
 
 from ._native import __version__
 from .errors import NxError, NxIrError
+from .http import build_http_request
 
-__all__ = ["NxError", "NxIrError", "__version__"]
+__all__ = ["NxError", "NxIrError", "__version__", "build_http_request"]

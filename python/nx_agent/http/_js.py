@@ -96,7 +96,14 @@ def js_number(value: float) -> str:
 
 
 def js_string(value: object) -> str:
-    """JavaScript ``String(value)`` for a JSON-like value."""
+    """JavaScript ``String(value)`` for a JSON-like value (``...`` for one nested too deeply to render)."""
+    try:
+        return _js_string(value)
+    except RecursionError:
+        return "..."
+
+
+def _js_string(value: object) -> str:
     if value is MISSING:
         return "undefined"
     if value is None:
@@ -110,14 +117,21 @@ def js_string(value: object) -> str:
     if isinstance(value, float):
         return js_number(value)
     if isinstance(value, list):
-        return ",".join("" if item is None or item is MISSING else js_string(item) for item in value)
+        return ",".join("" if item is None or item is MISSING else _js_string(item) for item in value)
     if isinstance(value, dict):
         return "[object Object]"
     return str(value)
 
 
 def js_json(value: object) -> str:
-    """``JSON.stringify(value)`` for a JSON-like value; ``undefined`` for :data:`MISSING`."""
+    """``JSON.stringify(value)`` for a JSON-like value; ``undefined`` for :data:`MISSING` (``...`` if too deep)."""
+    try:
+        return _js_json(value)
+    except RecursionError:
+        return "..."
+
+
+def _js_json(value: object) -> str:
     if value is MISSING:
         return "undefined"
     if value is None:
@@ -131,9 +145,9 @@ def js_json(value: object) -> str:
     if isinstance(value, float):
         return js_number(value) if math.isfinite(value) else "null"
     if isinstance(value, list):
-        return "[" + ",".join("null" if item is MISSING else js_json(item) for item in value) + "]"
+        return "[" + ",".join("null" if item is MISSING else _js_json(item) for item in value) + "]"
     if isinstance(value, dict):
-        members = [f"{json_quote(str(key))}:{js_json(held)}" for key, held in value.items() if held is not MISSING]
+        members = [f"{json_quote(str(key))}:{_js_json(held)}" for key, held in value.items() if held is not MISSING]
         return "{" + ",".join(members) + "}"
     return json_quote(str(value))
 
