@@ -6,6 +6,44 @@ its public face. Every error the package raises derives from :class:`NxError`.
 
 from ._native import __version__
 from .errors import NxError, NxIrError
+from .agent import (
+    AGENT_DEFINITION_FORMAT_VERSION,
+    FUNCTION_TOOL_ANNOTATIONS,
+    HTTP_TOOL_METHODS,
+    NX_AGENT_TOOL_CONTEXT,
+    TOOL_NAME_PATTERN,
+    WEB_SEARCH_TOOL_ANNOTATIONS,
+    NormalizeAgentResult,
+    NxAgentDiagnostic,
+    NxAgentError,
+    NxAgentToolError,
+    check_agent_tools,
+    definition_text,
+    http_tool_annotations,
+    is_http_tool_method,
+    is_tool_name,
+    normalize_agent,
+    to_snake_case,
+)
 from .http import build_http_request
 
 __all__ = ["NxError", "NxIrError", "__version__", "build_http_request"]
+__all__ += [
+    "AGENT_DEFINITION_FORMAT_VERSION",
+    "FUNCTION_TOOL_ANNOTATIONS",
+    "HTTP_TOOL_METHODS",
+    "NX_AGENT_TOOL_CONTEXT",
+    "NormalizeAgentResult",
+    "NxAgentDiagnostic",
+    "NxAgentError",
+    "NxAgentToolError",
+    "TOOL_NAME_PATTERN",
+    "WEB_SEARCH_TOOL_ANNOTATIONS",
+    "check_agent_tools",
+    "definition_text",
+    "http_tool_annotations",
+    "is_http_tool_method",
+    "is_tool_name",
+    "normalize_agent",
+    "to_snake_case",
+]

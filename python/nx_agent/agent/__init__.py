@@ -5,3 +5,54 @@ Modules: ``definition`` (format constants and shapes), ``annotations`` (the fixe
 (JavaScript-like value readings and JSON text), ``normalize`` (``normalize_agent``), ``check``
 (``check_agent_tools``).
 """
+
+from .annotations import (
+    FUNCTION_TOOL_ANNOTATIONS,
+    HTTP_TOOL_METHODS,
+    WEB_SEARCH_TOOL_ANNOTATIONS,
+    http_tool_annotations,
+    is_http_tool_method,
+)
+from .check import check_agent_tools
+from .definition import (
+    AGENT_DEFINITION_FORMAT_VERSION,
+    NX_AGENT_TOOL_CONTEXT,
+    PACKAGE_TOOL_KINDS,
+    is_function_tool,
+    is_http_tool,
+    is_provider_tool,
+)
+from .diagnostics import NxAgentDiagnostic, NxAgentError, NxAgentToolError
+from .host_tools import ToolDescriber, ToolDescriberContext
+from .json_text import definition_text
+from .names import TOOL_NAME_PATTERN, TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
+from .normalize import NormalizeAgentResult, normalize_agent
+from .tool_functions import AgentSchemaSource
+
+__all__ = [
+    "AGENT_DEFINITION_FORMAT_VERSION",
+    "AgentSchemaSource",
+    "FUNCTION_TOOL_ANNOTATIONS",
+    "HTTP_TOOL_METHODS",
+    "NX_AGENT_TOOL_CONTEXT",
+    "NormalizeAgentResult",
+    "NxAgentDiagnostic",
+    "NxAgentError",
+    "NxAgentToolError",
+    "PACKAGE_TOOL_KINDS",
+    "TOOL_NAME_PATTERN",
+    "TOOL_NAME_PATTERN_SOURCE",
+    "ToolDescriber",
+    "ToolDescriberContext",
+    "WEB_SEARCH_TOOL_ANNOTATIONS",
+    "check_agent_tools",
+    "definition_text",
+    "http_tool_annotations",
+    "is_function_tool",
+    "is_http_tool",
+    "is_http_tool_method",
+    "is_provider_tool",
+    "is_tool_name",
+    "normalize_agent",
+    "to_snake_case",
+]
