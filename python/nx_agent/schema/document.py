@@ -1,0 +1,479 @@
+"""One JSON Schema document (draft 2020-12) being written from image types.
+
+The rules are those of the NX compiler's declaration schemas: closed objects, ``$type`` where the
+direction asks for it, constant-case unions as string enums, payload cases and abstract records
+as ``anyOf``, ``$defs`` keyed by declared name in first-mention order with ``_2``, ``_3``… for
+clashes, a recursive type described once. A type with no JSON form is reported, never
+approximated: the document is then absent and the diagnostics say why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .descriptions import Descriptions, summary_of
+from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, diagnostic
+from .model import CaseShape, Decl, ProgramModel, RecordShape, TypeDict, text_span
+from .types import PRIMITIVES, TypeSpellingError, admits_empty, parse_type, spell
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+Direction = Literal["input", "output"]
+Schema = dict[str, Any]
+MAX_ALIAS_DEPTH = 64
+_KEY_CHARACTER = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+@dataclass(frozen=True)
+class Site:
+    """The member a diagnostic is about: ``member`` as a sentence names it (``parameter `x` ``,
+    `` `Row.template` ``, ``the result of `f` ``), ``plain`` as a path does, and where it is."""
+
+    member: str
+    plain: str
+    label: tuple[str, tuple[int, int] | None] | None = None
+
+    @staticmethod
+    def named(plain: str, module: str, span: tuple[int, int] | None) -> Site:
+        return Site(f"`{plain}`", plain, (module, span))
+
+    def sentence(self) -> str:
+        return self.member[:1].upper() + self.member[1:]
+
+    def through(self, path: list[str]) -> str:
+        joined = ".".join(path)
+        if len(path) < 2 or joined == self.plain:
+            return ""
+        return f" (reached through `{joined}`)"
+
+
+@dataclass
+class ObjectDef:
+    discriminator: str
+    properties: list[tuple[str, Schema]]
+    required: list[str]
+    description: str | None
+
+
+@dataclass
+class DefEntry:
+    key: str
+    needs_type: bool = False
+    body: ObjectDef | Schema | None = None
+
+
+def closed_object(properties: list[tuple[str, Schema]], required: list[str]) -> Schema:
+    schema: Schema = {"type": "object", "properties": dict(properties)}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+def any_value() -> Schema:
+    return {"not": {"type": "null"}}
+
+
+def nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def string_enum(cases: list[str]) -> Schema:
+    return {"type": "string", "enum": cases}
+
+
+def primitive_schema(name: str) -> Schema | None:
+    if name in ("int", "int64"):
+        return {"type": "integer"}
+    if name == "int32":
+        return {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}
+    if name in ("float32", "float64"):
+        return {"type": "number"}
+    if name == "string":
+        return {"type": "string"}
+    if name == "boolean":
+        return {"type": "boolean"}
+    if name == "object":
+        return any_value()
+    return None
+
+
+@dataclass
+class Document:
+    model: ProgramModel
+    direction: Direction
+    descriptions: Descriptions
+    defs: list[DefEntry] = field(default_factory=list)
+    index: dict[tuple[str, ...], int] = field(default_factory=dict)
+    keys: set[str] = field(default_factory=set)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    alias_depth: int = 0
+
+    # -- the document --------------------------------------------------------------------------
+
+    def finish(self, root: Schema) -> Schema | None:
+        """The document with ``root`` at its root, or None when a mention had no JSON form."""
+        if self.problems:
+            return None
+        document: Schema = {"$schema": DIALECT}
+        document.update(root)
+        if self.defs:
+            document["$defs"] = {entry.key: self._render(entry) for entry in self.defs}
+        return document
+
+    def _render(self, entry: DefEntry) -> Schema:
+        body = entry.body
+        if body is None:
+            return {}
+        if not isinstance(body, ObjectDef):
+            return body
+        properties: list[tuple[str, Schema]] = []
+        required: list[str] = []
+        if entry.needs_type:
+            properties.append(("$type", {"const": body.discriminator}))
+            required.append("$type")
+        properties.extend(body.properties)
+        required.extend(body.required)
+        schema = closed_object(properties, required)
+        if body.description is not None:
+            schema["description"] = body.description
+        return schema
+
+    def report(self, code: str, message: str, site: Site, help: str | None = None) -> None:
+        labels = []
+        if site.label is not None:
+            module, span = site.label
+            source = self.model.modules[module].source if module in self.model.modules else None
+            if span is not None and source is not None:
+                labels.append({"file": module, "span": text_span(source, *span), "message": None, "primary": True})
+        found = diagnostic(code, message, labels=labels, help=help)
+        if found not in self.problems:
+            self.problems.append(found)
+
+    def reference(self, index: int) -> Schema:
+        return {"$ref": f"#/$defs/{self.defs[index].key}"}
+
+    def entry(self, identity: tuple[str, ...], natural: str) -> tuple[int, bool]:
+        """The entry ``identity`` has, reserving one keyed ``natural`` (or ``natural_2``…) when it
+        has none yet; True when it is new."""
+        found = self.index.get(identity)
+        if found is not None:
+            return found, False
+        base = _KEY_CHARACTER.sub("_", natural)
+        key, suffix = base, 2
+        while key in self.keys:
+            key = f"{base}_{suffix}"
+            suffix += 1
+        self.keys.add(key)
+        self.defs.append(DefEntry(key))
+        self.index[identity] = len(self.defs) - 1
+        return len(self.defs) - 1, True
+
+    # -- mentions ------------------------------------------------------------------------------
+
+    def mention(self, ty: TypeDict, site: Site, path: list[str]) -> Schema:
+        """The schema of a value of type ``ty`` at ``site``."""
+        kind = ty["kind"]
+        if kind == "primitive":
+            schema = primitive_schema(ty["name"])
+            if schema is not None:
+                return schema
+            name = ty["name"]
+            if name == "Element" or name[:1].islower():
+                self.report(
+                    INEXPRESSIBLE_TYPE,
+                    f"{site.sentence()} is markup, `{name}`, which has no JSON form{site.through(path)}",
+                    site,
+                    "Markup is rendered by a host, not supplied or read as a JSON value.",
+                )
+            else:
+                self.unresolved(name, site, path)
+            return {}
+        if kind == "seq":
+            item = self.mention(ty["item"], site, path)
+            if ty["occurrence"] == "?":
+                return nullable(item)
+            array: Schema = {"type": "array", "items": item}
+            if ty["occurrence"] == "+":
+                array["minItems"] = 1
+            return array
+        if kind == "function":
+            self.report(
+                INEXPRESSIBLE_TYPE,
+                f"{site.sentence()} has the function type `{spell(ty)}`, which has no JSON form{site.through(path)}",
+                site,
+                "A function value names code; a host supplies it, not a JSON value.",
+            )
+            return {}
+        if kind == "any-function":
+            self.report(
+                INEXPRESSIBLE_TYPE,
+                f"{site.sentence()} has the function reference type `{spell(ty)}`, which has no JSON form"
+                f"{site.through(path)}",
+                site,
+                "A function value names code; a host supplies it, not a JSON value.",
+            )
+            return {}
+        if kind == "nominal":
+            return self.declared(ty["module"], ty["name"], site, path)
+        self.unresolved("?", site, path)
+        return {}
+
+    def unresolved(self, name: str, site: Site, path: list[str]) -> None:
+        self.report(
+            INEXPRESSIBLE_TYPE,
+            f"{site.sentence()} names the type `{name}`, which does not resolve, so it has no JSON form"
+            f"{site.through(path)}",
+            site,
+        )
+
+    def declared(self, module: str, name: str, site: Site, path: list[str]) -> Schema:
+        decl = self.model.find(module, name)
+        if decl is None:
+            self.unresolved(name, site, path)
+            return {}
+        kind = decl["kind"]
+        if kind == "alias":
+            return self.alias(module, decl, site, path)
+        if kind == "record" and decl["abstract"]:
+            return self.abstract(module, decl, site, path)
+        if kind == "record":
+            index = self.record_def(module, decl, path)
+            if self.direction == "output":
+                self.defs[index].needs_type = True
+            return self.reference(index)
+        if kind == "union":
+            return self.reference(self.union_def(module, decl, path))
+        if kind == "component":
+            self.report(
+                INEXPRESSIBLE_TYPE,
+                f"{site.sentence()} is typed by the component `{name}`, which has no JSON form{site.through(path)}",
+                site,
+            )
+            return {}
+        self.unresolved(name, site, path)
+        return {}
+
+    def alias(self, module: str, decl: Decl, site: Site, path: list[str]) -> Schema:
+        doc = self.descriptions.type(module, decl["name"])
+        target = None
+        if doc is not None and doc.alias is not None and self.alias_depth < MAX_ALIAS_DEPTH:
+            try:
+                target = parse_type(doc.alias, self.model, module)
+            except TypeSpellingError:
+                target = None
+        if target is None:
+            self.report(
+                INEXPRESSIBLE_TYPE,
+                f"{site.sentence()} names the type alias `{decl['name']}`, whose target its image does not "
+                f"record, so it has no JSON form{site.through(path)}",
+                site,
+                "Give the alias target in the descriptions ('alias'), or use the target type.",
+            )
+            return {}
+        self.alias_depth += 1
+        try:
+            return self.mention(target, site, path)
+        finally:
+            self.alias_depth -= 1
+
+    def abstract(self, module: str, decl: Decl, site: Site, path: list[str]) -> Schema:
+        """``anyOf`` every shape that extends the abstract record, each requiring ``$type``."""
+        descendants = self.model.descendants(module, decl["name"])
+        name = decl["name"]
+        if not descendants:
+            self.report(
+                INEXPRESSIBLE_TYPE,
+                f"{site.sentence()} is typed by the abstract record `{name}`, which nothing in the program "
+                f"extends, so no value has it{site.through(path)}",
+                site,
+            )
+            return {}
+        discriminators = [
+            d.name if isinstance(d, RecordShape) else f"{d.union}.{d.case}" for d in descendants
+        ]
+        for position, discriminator in enumerate(discriminators):
+            if discriminator in discriminators[:position]:
+                self.report(
+                    AMBIGUOUS_DISCRIMINATOR,
+                    f"{site.sentence()} is typed by the abstract record `{name}`, and two shapes in the program "
+                    f"that extend it share the discriminator `{discriminator}`",
+                    site,
+                    "A runtime refuses such a value as ambiguous; rename one of the records.",
+                )
+                return {}
+        branches = []
+        for descendant, discriminator in zip(descendants, discriminators):
+            segment = path.pop() if path else ""
+            path.append(f"{segment}({discriminator})")
+            if isinstance(descendant, RecordShape):
+                found = self.model.find(descendant.module, descendant.name)
+                assert found is not None
+                index = self.record_def(descendant.module, found, path)
+            else:
+                union = self.model.find(descendant.module, descendant.union)
+                assert union is not None
+                case = next(c for c in union["cases"] if c["name"] == descendant.case)
+                index = self.case_def(descendant.module, union, case, path)
+            path.pop()
+            path.append(segment)
+            self.defs[index].needs_type = True
+            branches.append(self.reference(index))
+        return {"anyOf": branches}
+
+    # -- definitions ---------------------------------------------------------------------------
+
+    def record_def(self, module: str, decl: Decl, path: list[str]) -> int:
+        index, new = self.entry(("record", module, decl["name"]), decl["name"])
+        if not new:
+            return index
+        doc = self.descriptions.type(module, decl["name"])
+        self.defs[index].body = self.object_def(
+            module,
+            decl,
+            decl["name"],
+            decl["fields"],
+            update=decl["update_of"] is not None,
+            description=doc.description if doc is not None else None,
+            field_docs=self.field_docs(module, decl, None),
+            path=path,
+        )
+        return index
+
+    def union_def(self, module: str, decl: Decl, path: list[str]) -> int:
+        index, new = self.entry(("union", module, decl["name"]), decl["name"])
+        if not new:
+            return index
+        cases = decl["cases"]
+        constants = [c["name"] for c in cases if c["constant"]]
+        schema: Schema
+        if len(constants) == len(cases):
+            schema = string_enum(constants)
+        else:
+            branches: list[Schema] = [string_enum(constants)] if constants else []
+            for case in cases:
+                if not case["constant"]:
+                    branches.append(self.reference(self.case_def(module, decl, case, path)))
+            schema = {"anyOf": branches}
+        description = self.union_description(module, decl)
+        if description is not None:
+            schema["description"] = description
+        self.defs[index].body = schema
+        return index
+
+    def case_def(self, module: str, union: Decl, case: dict[str, Any], path: list[str]) -> int:
+        discriminator = f"{union['name']}.{case['name']}"
+        index, new = self.entry(("case", module, union["name"], case["name"]), discriminator)
+        self.defs[index].needs_type = True
+        if not new:
+            return index
+        doc = self.descriptions.type(module, union["name"])
+        case_doc = doc.cases.get(case["name"]) if doc is not None else None
+        self.defs[index].body = self.object_def(
+            module,
+            union,
+            discriminator,
+            case["fields"],
+            update=False,
+            description=case_doc.description if case_doc is not None else None,
+            field_docs=self.field_docs(module, union, case["name"]),
+            path=path,
+        )
+        return index
+
+    def field_docs(self, module: str, decl: Decl, case: str | None) -> dict[str, str]:
+        """Field docs of a record or a union case, with those of its bases for inherited fields
+        (an image flattens fields, so the declaring base is looked up by name)."""
+        docs: dict[str, str] = {}
+        for base_module, base_name in reversed([tuple(b) for b in decl.get("bases", ())]):
+            base_doc = self.descriptions.type(base_module, base_name)
+            if base_doc is not None:
+                docs.update(base_doc.fields)
+        doc = self.descriptions.type(module, decl["name"])
+        if doc is not None:
+            if case is None:
+                docs.update(doc.fields)
+            elif case in doc.cases:
+                docs.update(doc.cases[case].fields)
+        return docs
+
+    def union_description(self, module: str, decl: Decl) -> str | None:
+        doc = self.descriptions.type(module, decl["name"])
+        if doc is None:
+            return None
+        lines = [
+            f"- `{c['name']}`: {summary_of(doc.cases[c['name']].description or '')}"
+            for c in decl["cases"]
+            if c["constant"] and c["name"] in doc.cases and doc.cases[c["name"]].description is not None
+        ]
+        if not lines:
+            return doc.description
+        listed = "\n".join(lines)
+        return f"{doc.description}\n\n{listed}" if doc.description is not None else listed
+
+    def object_def(
+        self,
+        module: str,
+        decl: Decl,
+        owner: str,
+        fields: list[dict[str, Any]],
+        *,
+        update: bool,
+        description: str | None,
+        field_docs: dict[str, str],
+        path: list[str],
+    ) -> ObjectDef:
+        """A record, update record or payload case, before its ``$type`` is decided.
+
+        A field whose type admits empty (``T?``, ``T*``) is optional: left out of ``required``,
+        never nullable (but nullable in an update record, where ``null`` clears it). Input
+        requires what the image marks required; output requires what cannot be empty."""
+        properties: list[tuple[str, Schema]] = []
+        required: list[str] = []
+        span = decl.get("span")
+        for entry in fields:
+            ty: TypeDict = entry["type"]
+            optional = admits_empty(ty)
+            site_type = ty["item"] if ty["kind"] == "seq" and ty["occurrence"] == "?" else ty
+            site = Site.named(f"{owner}.{entry['name']}", module, span)
+            path.append(entry["name"])
+            schema = self.mention(site_type, site, path)
+            path.pop()
+            if update and optional:
+                schema = nullable(schema)
+            if entry["name"] in field_docs:
+                schema["description"] = field_docs[entry["name"]]
+            if not update and entry["default"] is not None:
+                value = self.default_value(entry["default"], site_type)
+                if value is not None:
+                    schema["default"] = value[0]
+            if update:
+                is_required = False
+            elif self.direction == "input":
+                is_required = entry["required"] or (entry["default"] is None and not optional)
+            else:
+                is_required = not optional
+            if is_required:
+                required.append(entry["name"])
+            properties.append((entry["name"], schema))
+        return ObjectDef(owner, properties, required, description)
+
+    def default_value(self, default: dict[str, Any], site_type: TypeDict) -> tuple[Any] | None:
+        """The JSON value of a default that is a literal, or a constant case of the site's union;
+        None for a computed default."""
+        if default["kind"] == "literal":
+            return (default["value"],)
+        if default["kind"] == "case" and site_type["kind"] == "nominal":
+            union = tuple(default["union"])
+            if union != (site_type["module"], site_type["name"]):
+                return None
+            decl = self.model.find(site_type["module"], site_type["name"])
+            if decl is not None and decl["kind"] == "union":
+                if any(c["name"] == default["case"] and c["constant"] for c in decl["cases"]):
+                    return (default["case"],)
+        return None
+
+
+def is_known_primitive(ty: TypeDict) -> bool:
+    return ty["kind"] == "primitive" and ty["name"] in PRIMITIVES

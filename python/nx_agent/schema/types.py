@@ -1,0 +1,125 @@
+"""NX type spelling, as the compiler writes it in schema answers, and reading one back.
+
+An image stores an optional parameter ``p?: T`` with its *read* type (``T?``, or ``T*`` for
+``T+``); :func:`declared_parameter_type` gives back the declared one. Reading a spelling
+(:func:`parse_type`) is for what a host supplies in its descriptions (an inferred result type, an
+alias target); type arguments are read and dropped, since an image erases them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .model import ProgramModel, TypeDict
+
+PRIMITIVES = frozenset({"int", "int32", "int64", "float32", "float64", "string", "boolean", "object"})
+
+
+def spell(ty: TypeDict) -> str:
+    """The NX spelling of a type: bare declaration names, ``T?``/``T+``/``T*``, function types."""
+    kind = ty["kind"]
+    if kind in ("primitive", "nominal"):
+        return str(ty["name"])
+    if kind == "seq":
+        inner = spell(ty["item"])
+        if ty["item"]["kind"] in ("function", "any-function"):
+            inner = f"({inner})"
+        return inner + str(ty["occurrence"])
+    if kind == "function":
+        params = []
+        for param in ty["parameters"]:
+            content = "content " if param["content"] else ""
+            mark = "?" if param["optional"] else ""
+            params.append(f"{content}{param['name']}{mark}:{spell(param['type'])}")
+        inside = " ".join(params)
+        head = f"<function {inside} />" if inside else "<function />"
+        return f"{head}: {spell(ty['result'])}"
+    if kind == "any-function":
+        return f"<function ... />: {spell(ty['result'])}"
+    return "?"
+
+
+def declared_parameter_type(ty: TypeDict, optional: bool) -> TypeDict:
+    """The declared type of a parameter stored with its read type: ``T`` from ``T?``, ``T+``
+    from ``T*``."""
+    if not optional or ty["kind"] != "seq":
+        return ty
+    if ty["occurrence"] == "?":
+        item: TypeDict = ty["item"]
+        return item
+    if ty["occurrence"] == "*":
+        return {"kind": "seq", "item": ty["item"], "occurrence": "+"}
+    return ty
+
+
+def admits_empty(ty: TypeDict) -> bool:
+    """Whether a value of the type may be empty (an omitted field, a ``null`` result)."""
+    return ty["kind"] == "seq" and ty["occurrence"] in ("?", "*")
+
+
+_TOKEN = re.compile(r"\s*(<|/>|>|=|[?+*]|[^\s<>=/?+*]+)")
+
+
+class TypeSpellingError(ValueError):
+    """A type spelling the reader does not understand."""
+
+
+def parse_type(text: str, model: ProgramModel, module: str) -> TypeDict:
+    """Reads an NX type spelling (``Plan*``, ``string?``, ``<Page T=Plan />``, ``lib.nx:Plan``)
+    written in ``module``. A bare name is a primitive, a declaration of ``module``, or the one
+    declaration of that name in the modules it links (in program order); anything else stays an
+    unresolved name."""
+    tokens = [t for t in _TOKEN.findall(text.strip())]
+    position = 0
+
+    def take() -> str:
+        nonlocal position
+        if position >= len(tokens):
+            raise TypeSpellingError(f"unexpected end of the type spelling {text!r}")
+        token: str = tokens[position]
+        position += 1
+        return token
+
+    def peek() -> str | None:
+        return tokens[position] if position < len(tokens) else None
+
+    def one() -> TypeDict:
+        token = take()
+        if token == "<":
+            name = take()
+            if name == "function":
+                raise TypeSpellingError(f"function types are not read from descriptions: {text!r}")
+            while peek() not in ("/>", None):
+                take()  # a type parameter name
+                if take() != "=":
+                    raise TypeSpellingError(f"expected '=' in {text!r}")
+                one()
+            take()
+            ty = resolve_name(name, model, module)
+        else:
+            ty = resolve_name(token, model, module)
+        while peek() in ("?", "+", "*"):
+            ty = {"kind": "seq", "item": ty, "occurrence": take()}
+        return ty
+
+    result = one()
+    if position != len(tokens):
+        raise TypeSpellingError(f"unexpected {tokens[position]!r} in the type spelling {text!r}")
+    return result
+
+
+def resolve_name(name: str, model: ProgramModel, module: str) -> TypeDict:
+    """A type name written in ``module``: primitive, ``module:Name``, own, or linked."""
+    if name in PRIMITIVES:
+        return {"kind": "primitive", "name": name}
+    if ":" in name:
+        identity, _, bare = name.rpartition(":")
+        return {"kind": "nominal", "module": identity, "name": bare}
+    if model.find(module, name) is not None:
+        return {"kind": "nominal", "module": module, "name": name}
+    found = [identity for identity in model.order if model.find(identity, name) is not None]
+    if len(found) == 1:
+        return {"kind": "nominal", "module": found[0], "name": name}
+    # Unknown here: a primitive the runtime does not know (markup such as `Element`) or a name
+    # that does not resolve; the mapping reports either.
+    return {"kind": "primitive", "name": name}
