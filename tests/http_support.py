@@ -34,13 +34,13 @@ def http_tool(method: str, path: str, base_url: str = "https://api.example.com",
     }
 
 
-_NO_BODY = object()
+NO_BODY = object()
 
 
 def http_arguments(
     path_params: Mapping[str, str] | Sequence[tuple[str, str]] = (),
     query: Sequence[tuple[str, str]] = (),
-    body: object = _NO_BODY,
+    body: object = NO_BODY,
 ) -> dict[str, object]:
     """An ``HttpArguments`` value in canonical form, as an arguments function returns it."""
     pairs = list(path_params.items()) if isinstance(path_params, Mapping) else list(path_params)
@@ -49,6 +49,6 @@ def http_arguments(
         value["pathParams"] = [{"$type": "HttpParam", "name": n, "value": v} for n, v in pairs]
     if query:
         value["query"] = [{"$type": "HttpParam", "name": n, "value": v} for n, v in query]
-    if body is not _NO_BODY:
+    if body is not NO_BODY:
         value["body"] = body
     return value
