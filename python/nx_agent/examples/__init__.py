@@ -16,6 +16,15 @@ MODULES: dict[str, tuple[str, str]] = {
 ENTRY = "plans/main.nx"
 
 
+#: Our transcription of the ``@nx/agent`` library's declarations (types only), as explain text.
+AGENT_LIBRARY = ("@nx/agent/agent.nx", "nx__agent__agent.nx.nxir.txt", "b06c00c30be50ada")
+
+
+def library_text() -> str:
+    """The explain text of the ``@nx/agent`` library module the agent examples link against."""
+    return resources.files(__name__).joinpath(AGENT_LIBRARY[1]).read_text(encoding="utf-8")
+
+
 def text(identity: str) -> str:
     """The explain text of one example module."""
     name, _ = MODULES[identity]

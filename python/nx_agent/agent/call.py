@@ -1,0 +1,130 @@
+"""One tool's function, prepared once and called per tool call (agent-package §5.3 steps 2–8).
+
+Everything that does not change between calls is worked out at creation: the ``Function`` record,
+the runtime :class:`~nx_agent.ir.Limits` (budget and input limit), the context parameter names. A
+call then checks the input, fills in the context, calls the runtime and classifies a failure.
+
+For a function without context parameters the model's cap is checked by the runtime itself: its
+input limit is then exactly the cap plus the ``Function`` record's size, so the runtime refuses what
+the cap refuses and the input is measured once, inside the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from ..ir import Evaluation, NxIrError, Program, call_function, measure_input_size
+from .classify import classify_runtime_failure
+from .context import context_record, missing_context_message
+from .limits import CallLimits
+from .results import ToolFailure, failure, usage_of
+
+__all__ = ["CallOutcome", "PreparedCall"]
+
+CallOutcome = Union[Evaluation, ToolFailure]
+"""An :class:`~nx_agent.ir.Evaluation` (the call succeeded) or a failed result (a ``dict``)."""
+
+
+class PreparedCall:
+    """Calls of one function for one tool: :meth:`run` answers an evaluation or a failed result."""
+
+    __slots__ = (
+        "context_parameters",
+        "function",
+        "limits",
+        "max_arguments_size",
+        "max_context_size",
+        "program",
+        "run",
+        "tool_name",
+        "_context_names",
+    )
+
+    def __init__(
+        self,
+        program: Program,
+        reference: Mapping[str, str],
+        context_parameters: Sequence[str],
+        tool_name: str,
+        limits: CallLimits,
+    ) -> None:
+        self.program = program
+        self.function = {"$type": "Function", "module": reference["module"], "name": reference["name"]}
+        self.context_parameters = tuple(context_parameters)
+        self._context_names = frozenset(self.context_parameters)
+        self.tool_name = tool_name
+        self.max_arguments_size = limits.max_arguments_size
+        self.max_context_size = limits.max_context_size
+        self.limits = limits.runtime_limits(reference, self.context_parameters)
+        self.run = self._run_with_context if self.context_parameters else self._run_plain
+
+    def not_an_object(self) -> ToolFailure:
+        """The input is not a JSON object."""
+        return failure("invalid-input", f"Tool '{self.tool_name}' takes a JSON object as its input.")
+
+    def too_large(self) -> ToolFailure:
+        """The input is over the model's cap."""
+        cap = self.max_arguments_size
+        return failure(
+            "invalid-input",
+            f"The input of tool '{self.tool_name}' is larger than its limit of {cap}.",
+            limit={"name": "maxArgumentsSize", "value": cap},
+        )
+
+    def _run_plain(self, input: object, call_id: str, context: object) -> CallOutcome:
+        """A function with no context parameter: the context is not read at all."""
+        if type(input) is not dict:
+            if not isinstance(input, Mapping):
+                return self.not_an_object()
+            input = dict(input)
+        try:
+            return call_function(self.program, self.function, input, limits=self.limits)
+        except NxIrError as error:
+            diagnostics = error.diagnostics
+            if diagnostics and diagnostics[0].code == "nx-ir-resource-limit":
+                limit = diagnostics[0].limit
+                if limit is not None and limit.get("name") == "maxInputSize":
+                    return self.too_large()
+            return self._failed(error)
+        except Exception as error:  # noqa: BLE001 - a call never raises for a tool failure
+            return failure("evaluation-failed", str(error))
+
+    def _run_with_context(self, input: object, call_id: str, context: object) -> CallOutcome:
+        if not isinstance(input, Mapping):
+            return self.not_an_object()
+        cap = self.max_arguments_size
+        if measure_input_size(input, cap) > cap:
+            return self.too_large()
+        names = self._context_names
+        arguments: dict[str, Any] = {key: value for key, value in input.items() if key not in names}
+        record = context_record(context, call_id)
+        if record is None:
+            return failure("invalid-context", missing_context_message(self.tool_name, self.context_parameters, context))
+        allowance = self.max_context_size
+        if measure_input_size(record, allowance) > allowance:
+            return failure(
+                "resource-limit",
+                f"The tool context passed to tool '{self.tool_name}' is larger than its limit of {allowance}.",
+                limit={"name": "maxContextSize", "value": allowance},
+            )
+        for name in self.context_parameters:
+            arguments[name] = record
+        try:
+            return call_function(self.program, self.function, arguments, limits=self.limits)
+        except NxIrError as error:
+            return self._failed(error)
+        except Exception as error:  # noqa: BLE001 - a call never raises for a tool failure
+            return failure("evaluation-failed", str(error))
+
+    def _failed(self, error: NxIrError) -> ToolFailure:
+        """A runtime failure, classified from its diagnostics, with what the call used."""
+        classified = classify_runtime_failure(error.diagnostics, self._context_names)
+        native_usage = getattr(error, "usage", None)
+        return failure(
+            classified["code"],
+            str(error),
+            diagnostics=[diagnostic.to_dict() for diagnostic in error.diagnostics],
+            limit=classified.get("limit"),
+            usage=usage_of(native_usage) if native_usage is not None else None,
+        )

@@ -1,0 +1,184 @@
+"""``create_agent_tools`` and ``evaluate_http_arguments`` (agent-package §5.1, §5.8).
+
+Creation reads the limits, refuses an executor for one of the package's own kinds, runs the
+definition checks of §4 (:mod:`nx_agent.agent.check`) and adds its own (a request function for
+``http`` tools, an executor for each host kind); with any problem it raises
+:class:`~nx_agent.agent.diagnostics.NxAgentError` holding all of them, and returns no tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from ..errors import NxError
+from ..ir import Limits, Program
+from .call import PreparedCall
+from .cancel import CancelToken
+from .check import definition_problems, tool_shape_problem
+from .diagnostics import NxAgentDiagnostic, NxAgentError
+from .execute import (
+    AgentExecutor,
+    AgentHttpRequestFunction,
+    AgentTool,
+    FunctionAgentTool,
+    HostAgentTool,
+    HttpAgentTool,
+)
+from .limits import (
+    NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+    NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+    NX_AGENT_DEFAULT_MAX_OPERATIONS,
+    CallLimits,
+    read_call_limits,
+)
+from .results import ToolFailure, failure
+
+__all__ = ["AgentExecutorError", "EvaluateHttpArgumentsResult", "create_agent_tools", "evaluate_http_arguments"]
+
+_OWN_KINDS = {
+    "function": "which the package runs itself",
+    "http": "which the package runs itself",
+    "provider": "which the package describes and never runs",
+}
+
+RuntimeOptions = Union[Mapping[str, Any], Limits, None]
+
+
+class AgentExecutorError(NxError, TypeError):
+    """An executor registered for one of the package's own kinds (the reference's ``TypeError``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.code = "nx-agent-executor"
+
+
+def _context_names(config: Mapping[str, Any]) -> list[str]:
+    return [parameter["name"] for parameter in config["contextParameters"]]
+
+
+def _prepare(program: Program, tool: Mapping[str, Any], limits: CallLimits) -> PreparedCall:
+    config = tool["config"]
+    reference = config["function"] if tool["kind"] == "function" else config["arguments"]
+    return PreparedCall(program, reference, _context_names(config), tool["name"], limits)
+
+
+def create_agent_tools(
+    definition: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    program: Program,
+    *,
+    request: AgentHttpRequestFunction | None = None,
+    executors: Mapping[str, AgentExecutor] | None = None,
+    max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
+    max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+    max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+    runtime: RuntimeOptions = None,
+) -> list[AgentTool]:
+    """One tool per stored tool, in order, each with ``execute``/``aexecute`` except ``provider`` tools.
+
+    ``definition`` is a stored definition (a dict) or its bare tool list; ``program`` the linked
+    program its functions are in. ``request`` makes the requests of ``http`` tools (required when
+    there is one); ``executors`` maps each host kind to the function that runs its tools. Every call
+    gets ``max_operations``, a model input up to ``max_arguments_size`` and a context record up to
+    ``max_context_size``; ``runtime`` passes the runtime's ``max_call_depth``/``max_range_length``.
+
+    Raises :class:`~nx_agent.agent.limits.AgentOptionError` for a limit that is not a non-negative
+    safe integer, :class:`AgentExecutorError` for an executor of a package kind, and
+    :class:`~nx_agent.agent.diagnostics.NxAgentError` with every problem of the definition.
+    """
+    limits = read_call_limits(
+        max_operations=max_operations,
+        max_arguments_size=max_arguments_size,
+        max_context_size=max_context_size,
+        runtime=runtime,
+    )
+    executors = dict(executors or {})
+    for kind, what in _OWN_KINDS.items():
+        if kind in executors:
+            raise AgentExecutorError(f"An executor is registered for the kind '{kind}', {what}.")
+    problems = definition_problems(definition, program)
+    diagnostics = list(problems.diagnostics)
+    for index, tool in enumerate(problems.tools):
+        if index in problems.damaged:
+            continue
+        kind, name, path = tool["kind"], tool["name"], f"tools[{index}]"
+        if kind == "http" and request is None:
+            diagnostics.append(
+                NxAgentDiagnostic(
+                    "error",
+                    "nx-agent-missing-request-function",
+                    f"Tool '{name}' is an http tool, and no 'request' function was supplied to make its requests.",
+                    path,
+                    name,
+                )
+            )
+        elif kind not in _OWN_KINDS and kind not in executors:
+            diagnostics.append(
+                NxAgentDiagnostic(
+                    "error",
+                    "nx-agent-missing-executor",
+                    f"Tool '{name}' is of kind '{kind}', and no executor is registered for that kind.",
+                    path,
+                    name,
+                )
+            )
+    if diagnostics:
+        raise NxAgentError(diagnostics)
+    tools: list[AgentTool] = []
+    for tool in problems.tools:
+        kind = tool["kind"]
+        if kind == "function":
+            tools.append(FunctionAgentTool(tool, _prepare(program, tool, limits)))
+        elif kind == "http":
+            assert request is not None
+            tools.append(HttpAgentTool(tool, _prepare(program, tool, limits), request))
+        elif kind == "provider":
+            tools.append(AgentTool(tool))
+        else:
+            tools.append(HostAgentTool(tool, executors[kind]))
+    return tools
+
+
+EvaluateHttpArgumentsResult = Union[dict[str, Any], ToolFailure]
+"""``{"ok": True, "arguments", "request", "usage"}``, or a failed result."""
+
+
+def evaluate_http_arguments(
+    tool: Mapping[str, Any],
+    program: Program,
+    input: Any,
+    *,
+    call_id: str,
+    context: Any = None,
+    cancel: CancelToken | None = None,
+    max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
+    max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+    max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+    runtime: RuntimeOptions = None,
+) -> EvaluateHttpArgumentsResult:
+    """Evaluate an ``http`` tool's arguments and build its request, sending nothing (§5.8).
+
+    Answers ``{"ok": True, "arguments", "request", "usage"}``; a failure is the result ``execute``
+    would answer for the same call (a damaged or non-``http`` tool is ``invalid-request``). Raises only
+    for a limit option that cannot be used."""
+    limits = read_call_limits(
+        max_operations=max_operations,
+        max_arguments_size=max_arguments_size,
+        max_context_size=max_context_size,
+        runtime=runtime,
+    )
+    problem = tool_shape_problem(tool)
+    if problem is not None:
+        return failure("invalid-request", f"The tool cannot be run: {problem}.")
+    if tool["kind"] != "http":
+        return failure("invalid-request", f"Tool '{tool['name']}' is of kind '{tool['kind']}', not 'http'.")
+    http_tool = HttpAgentTool(tool, _prepare(program, tool, limits), _never_called)
+    prepared = http_tool.prepare(input, call_id, context, cancel)
+    if isinstance(prepared, dict):
+        return prepared
+    call = prepared.call
+    return {"ok": True, "arguments": call["arguments"], "request": call["request"], "usage": prepared.usage}
+
+
+def _never_called(call: dict[str, Any]) -> Mapping[str, Any]:
+    raise AssertionError("evaluate_http_arguments sends nothing")

@@ -1,0 +1,391 @@
+"""The tools ``create_agent_tools`` returns (agent-package §5.3–§5.7).
+
+Each tool is the stored tool's fields (read as a mapping, or through the properties below) plus,
+for every kind but ``provider``, ``execute(input, *, call_id, context=None, cancel=None)`` and
+``async aexecute(input, *, call_id, context=None)``. Neither raises for a tool failure: each answers
+a result dict (:mod:`nx_agent.agent.results`) with one of the codes of §5.10.
+
+- :class:`FunctionAgentTool` evaluates its NX function under the call limits;
+- :class:`HttpAgentTool` evaluates its arguments function, builds the request
+  (:func:`nx_agent.http.build_http_request`) and hands it to the host's request function;
+- :class:`HostAgentTool` hands the call to the host's executor for its kind;
+- a ``provider`` tool is a plain :class:`AgentTool`: the model's provider runs it.
+
+Cancellation: a sync call checks its :class:`~nx_agent.agent.cancel.CancelToken` before it begins,
+and hands it on. An ``aexecute`` that is cancelled (:mod:`asyncio`) answers ``aborted``: before it
+begins with nothing done, or while it waits on the host's request function or executor, whose
+work is then abandoned (the cancellation is absorbed, and the task's cancel request count undone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Union
+
+from ..http import HttpRequestRefused, build_http_request
+from .cancel import CancelToken
+from .describe import describe_value
+from .diagnostics import NxAgentToolError
+from .call import PreparedCall
+from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage, failure, usage_of
+
+__all__ = [
+    "AgentExecutor",
+    "AgentHttpRequestFunction",
+    "AgentTool",
+    "FunctionAgentTool",
+    "HostAgentTool",
+    "HttpAgentTool",
+    "PreparedRequest",
+    "ToolCallContext",
+]
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    """What an ``http`` tool hands its request function for one call, and what evaluating it used."""
+
+    call: dict[str, Any]
+    usage: ToolUsage
+
+
+@dataclass(frozen=True)
+class ToolCallContext:
+    """What a host executor is given about a call: its ``call_id``, the host's ``context`` record
+    as passed (``None`` when none was) and the ``cancel`` token (``None`` from ``aexecute``)."""
+
+    call_id: str
+    context: Any = None
+    cancel: CancelToken | None = None
+
+
+AgentHttpRequestFunction = Callable[[dict[str, Any]], Union[Mapping[str, Any], Awaitable[Mapping[str, Any]]]]
+"""Makes one request. It is handed ``{request, arguments, callId, toolName, connection, annotations,
+cancel?}`` and answers ``{"status": int, "body": ..., ...}`` (the whole answer is the output), or
+an awaitable of it for ``aexecute``; it may raise :class:`NxAgentToolError` to choose the code."""
+
+AgentExecutor = Callable[[Mapping[str, Any], Any, ToolCallContext], Any]
+"""Runs a tool of a host kind: ``executor(tool_definition, input, call_context)`` answers the output
+(or an awaitable of it for ``aexecute``); it may raise :class:`NxAgentToolError` to choose the code."""
+
+
+def _current_task_cancelling() -> bool:
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return False
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling()) if cancelling is not None else False
+
+
+def _absorb_cancellation() -> None:
+    """Undo the cancel request a caught ``CancelledError`` delivered (Python ≥ 3.11)."""
+    task = asyncio.current_task()
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()
+
+
+def _raised(error: Exception, default_code: str) -> ToolFailure:
+    """A host function's exception as a failed result: an :class:`NxAgentToolError` keeps its code,
+    message, diagnostics and limit; anything else gets ``default_code`` and its text."""
+    if isinstance(error, NxAgentToolError):
+        diagnostics = getattr(error, "diagnostics", None)
+        limit = getattr(error, "limit", None)
+        return failure(
+            error.code,
+            str(error),
+            diagnostics=[dict(d) if isinstance(d, Mapping) else d.to_dict() for d in diagnostics]
+            if diagnostics is not None
+            else None,
+            limit=limit,
+        )
+    return failure(default_code, str(error))
+
+
+class AgentTool(Mapping[str, Any]):
+    """A tool of a definition: its stored fields, as a read-only mapping in the stored key order."""
+
+    __slots__ = ("definition",)
+
+    def __init__(self, definition: Mapping[str, Any]) -> None:
+        #: The stored tool, a shallow copy (its fields are the definition's own objects).
+        self.definition: dict[str, Any] = dict(definition)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.definition[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.definition)
+
+    def __len__(self) -> int:
+        return len(self.definition)
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        name: str = self.definition["name"]
+        return name
+
+    @property
+    def kind(self) -> str:
+        """``function``, ``http``, ``provider`` or a host kind."""
+        kind: str = self.definition["kind"]
+        return kind
+
+    @property
+    def description(self) -> str | None:
+        """The tool's description."""
+        return self.definition.get("description")
+
+    @property
+    def title(self) -> str | None:
+        """The title a host describer gave, if any."""
+        return self.definition.get("title")
+
+    @property
+    def input_schema(self) -> Any:
+        """The JSON Schema of the tool's input, as stored."""
+        return self.definition.get("inputSchema")
+
+    @property
+    def output_schema(self) -> Any:
+        """The JSON Schema of the tool's output, as stored, if any."""
+        return self.definition.get("outputSchema")
+
+    @property
+    def annotations(self) -> Any:
+        """The four MCP hints."""
+        return self.definition.get("annotations")
+
+    @property
+    def config(self) -> Any:
+        """The per-kind configuration."""
+        return self.definition.get("config")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.definition.get('name')!r} kind={self.definition.get('kind')!r}>"
+
+
+class _ExecutableTool(AgentTool):
+    """A tool the package runs: the refusal checks every call begins with."""
+
+    __slots__ = ()
+
+    def _aborted(self) -> ToolFailure:
+        return failure("aborted", f"The call of tool '{self.definition['name']}' was aborted before it began.")
+
+    def _cancelled(self, usage: Any = None) -> ToolFailure:
+        return failure(
+            "aborted",
+            f"The call of tool '{self.definition['name']}' was cancelled while it ran.",
+            usage=usage,
+        )
+
+    def _no_call_id(self) -> ToolFailure:
+        return failure(
+            "invalid-context",
+            f"A call of tool '{self.definition['name']}' needs a 'callId', a string that is not empty.",
+        )
+
+    def _refused(self, call_id: object, cancel: CancelToken | None) -> ToolFailure | None:
+        if cancel is not None and cancel.cancelled:
+            return self._aborted()
+        if type(call_id) is not str or not call_id:
+            return self._no_call_id()
+        return None
+
+
+class FunctionAgentTool(_ExecutableTool):
+    """A ``function`` tool: its NX function evaluated under the call limits."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, definition: Mapping[str, Any], call: PreparedCall) -> None:
+        super().__init__(definition)
+        self._call = call
+
+    def execute(
+        self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
+    ) -> ToolResult:
+        """Run the tool's function for one call; never raises for a tool failure."""
+        if (cancel is not None and cancel.cancelled) or type(call_id) is not str or not call_id:
+            return self._refused(call_id, cancel)  # type: ignore[return-value]
+        evaluated = self._call.run(input, call_id, context)
+        if isinstance(evaluated, dict):
+            return evaluated
+        usage = evaluated.usage
+        return {
+            "ok": True,
+            "output": evaluated.value,
+            "usage": {"operations": usage["operations"], "inputSize": usage["input_size"]},
+        }
+
+    async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:
+        """:meth:`execute` in a coroutine; a task already cancelled when it begins answers ``aborted``."""
+        if _current_task_cancelling():
+            return self._aborted()
+        return self.execute(input, call_id=call_id, context=context)
+
+
+class HttpAgentTool(_ExecutableTool):
+    """An ``http`` tool: its arguments function evaluated, the request built under the connection's
+    base URL, and the host's request function called with it (§5.5)."""
+
+    __slots__ = ("_call", "_request", "_connection", "_function_name", "_module")
+
+    def __init__(self, definition: Mapping[str, Any], call: PreparedCall, request: AgentHttpRequestFunction) -> None:
+        super().__init__(definition)
+        self._call = call
+        self._request = request
+        config = self.definition["config"]
+        self._connection: str = config["connection"]["name"]
+        self._function_name: str = config["arguments"]["name"]
+        self._module: str = config["arguments"]["module"]
+
+    def prepare(
+        self, input: Any, call_id: str, context: Any, cancel: CancelToken | None
+    ) -> PreparedRequest | ToolFailure:
+        """Evaluate the arguments and build the request (§5.5 steps 1–3): the call to hand the
+        request function and the usage, or a failed result."""
+        refused = self._refused(call_id, cancel)
+        if refused is not None:
+            return refused
+        evaluated = self._call.run(input, call_id, context)
+        if isinstance(evaluated, dict):
+            return evaluated
+        usage = usage_of(evaluated.usage)
+        value = evaluated.value
+        name = self.definition["name"]
+        if not (isinstance(value, dict) and value.get("$type") == "HttpArguments"):
+            return failure(
+                "invalid-request",
+                f"Tool '{name}': its arguments function '{self._function_name}' of module "
+                f"'{self._module}' returned {describe_value(value)}, not an 'HttpArguments'.",
+                usage=usage,
+            )
+        built = build_http_request(self.definition, value)
+        if isinstance(built, HttpRequestRefused):
+            return failure("invalid-request", built.error.message, usage=usage)
+        call: dict[str, Any] = {
+            "request": built.request,
+            "arguments": built.arguments,
+            "callId": call_id,
+            "toolName": name,
+            "connection": self._connection,
+            "annotations": self.definition["annotations"],
+        }
+        if cancel is not None:
+            call["cancel"] = cancel
+        return PreparedRequest(call, usage)
+
+    def _answered(self, answer: object, usage: ToolUsage) -> ToolResult:
+        if not isinstance(answer, Mapping) or isinstance(answer.get("status"), bool) or not isinstance(
+            answer.get("status"), (int, float)
+        ):
+            return failure(
+                "request-failed",
+                f"The request function answered tool '{self.definition['name']}' with something that has no "
+                "numeric 'status'.",
+                usage=usage,
+            )
+        success: ToolSuccess = {"ok": True, "output": answer, "usage": usage}
+        return success
+
+    def execute(
+        self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
+    ) -> ToolResult:
+        """Evaluate, build and make the request for one call; never raises for a tool failure.
+
+        The request function must answer synchronously here (use :meth:`aexecute` for one that
+        answers an awaitable)."""
+        prepared = self.prepare(input, call_id, context, cancel)
+        if isinstance(prepared, dict):
+            return prepared
+        call, usage = prepared.call, prepared.usage
+        try:
+            answer = self._request(call)
+        except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
+            return {**_raised(error, "request-failed"), "usage": usage}
+        if inspect.isawaitable(answer):
+            if inspect.iscoroutine(answer):
+                answer.close()
+            return failure(
+                "request-failed",
+                f"The request function of tool '{self.definition['name']}' answered an awaitable; "
+                "call aexecute to await it.",
+                usage=usage,
+            )
+        return self._answered(answer, usage)
+
+    async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:
+        """:meth:`execute` in a coroutine, awaiting a request function that answers an awaitable."""
+        if _current_task_cancelling():
+            return self._aborted()
+        prepared = self.prepare(input, call_id, context, None)
+        if isinstance(prepared, dict):
+            return prepared
+        call, usage = prepared.call, prepared.usage
+        try:
+            answer = self._request(call)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except asyncio.CancelledError:
+            _absorb_cancellation()
+            return self._cancelled(usage)
+        except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
+            return {**_raised(error, "request-failed"), "usage": usage}
+        return self._answered(answer, usage)
+
+
+class HostAgentTool(_ExecutableTool):
+    """A tool of a host kind, run by the host's executor for that kind (§5.6): the input is passed as
+    received, with no checks or limits, and the result has no usage."""
+
+    __slots__ = ("_executor",)
+
+    def __init__(self, definition: Mapping[str, Any], executor: AgentExecutor) -> None:
+        super().__init__(definition)
+        self._executor = executor
+
+    def execute(
+        self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
+    ) -> ToolResult:
+        """Hand the call to the executor; never raises for a tool failure. The executor must answer
+        synchronously here (use :meth:`aexecute` for one that answers an awaitable)."""
+        refused = self._refused(call_id, cancel)
+        if refused is not None:
+            return refused
+        try:
+            output = self._executor(self.definition, input, ToolCallContext(call_id, context, cancel))
+        except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
+            return _raised(error, "evaluation-failed")
+        if inspect.isawaitable(output):
+            if inspect.iscoroutine(output):
+                output.close()
+            return failure(
+                "evaluation-failed",
+                f"The executor of tool '{self.definition['name']}' answered an awaitable; call aexecute to await it.",
+            )
+        return {"ok": True, "output": output}
+
+    async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:
+        """:meth:`execute` in a coroutine, awaiting an executor that answers an awaitable."""
+        if _current_task_cancelling():
+            return self._aborted()
+        refused = self._refused(call_id, None)
+        if refused is not None:
+            return refused
+        try:
+            output = self._executor(self.definition, input, ToolCallContext(call_id, context, None))
+            if inspect.isawaitable(output):
+                output = await output
+        except asyncio.CancelledError:
+            _absorb_cancellation()
+            return self._cancelled()
+        except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
+            return _raised(error, "evaluation-failed")
+        return {"ok": True, "output": output}

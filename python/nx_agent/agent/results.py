@@ -1,0 +1,124 @@
+"""What a tool call answers (agent-package §5.9–§5.11): plain dicts, never ``None`` placeholders.
+
+- success: ``{"ok": True, "output": ..., "usage": {...}}`` (``usage`` only when the call reached
+  the IR runtime);
+- failure: ``{"ok": False, "error": {"code", "message", "diagnostics"?, "limit"?}, "usage"?}``.
+
+``usage`` is ``{"operations"?, "inputSize"?}``, the numbers the runtime reported, with the keys of the
+reference's JSON so a result reads the same in a JavaScript host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict, Union
+
+__all__ = [
+    "PACKAGE_ERROR_CODES",
+    "ToolError",
+    "ToolFailure",
+    "ToolLimit",
+    "ToolResult",
+    "ToolSuccess",
+    "ToolUsage",
+    "failure",
+    "usage_of",
+]
+
+PACKAGE_ERROR_CODES: tuple[str, ...] = (
+    "invalid-input",
+    "invalid-context",
+    "resource-limit",
+    "evaluation-failed",
+    "invalid-request",
+    "request-failed",
+    "aborted",
+)
+"""The result codes the package itself gives (§5.10); a host's request function or executor may
+choose any other."""
+
+
+class ToolUsage(TypedDict, total=False):
+    """What one call used: ``operations`` and ``inputSize``, as the runtime reported them."""
+
+    operations: int
+    inputSize: int
+
+
+class _ToolLimitName(TypedDict):
+    name: str
+
+
+class ToolLimit(_ToolLimitName, total=False):
+    """The limit a call met: ``{"name", "value"?}``."""
+
+    value: int
+
+
+class _ToolErrorHead(TypedDict):
+    code: str
+    message: str
+
+
+class ToolError(_ToolErrorHead, total=False):
+    """Why a call failed: ``code``, ``message``, and ``diagnostics``/``limit`` when there are any."""
+
+    diagnostics: list[dict[str, Any]]
+    limit: ToolLimit
+
+
+class _ToolSuccessHead(TypedDict):
+    ok: Literal[True]
+    output: Any
+
+
+class ToolSuccess(_ToolSuccessHead, total=False):
+    """A call that succeeded: ``ok, output, usage?``."""
+
+    usage: ToolUsage
+
+
+class _ToolFailureHead(TypedDict):
+    ok: Literal[False]
+    error: ToolError
+
+
+class ToolFailure(_ToolFailureHead, total=False):
+    """A call that failed: ``ok, error, usage?``."""
+
+    usage: ToolUsage
+
+
+ToolResult = Union[ToolSuccess, ToolFailure]
+
+
+def usage_of(native: Mapping[str, int]) -> ToolUsage:
+    """The usage the runtime reported (``operations``, ``input_size``) under the result's keys."""
+    usage: ToolUsage = {}
+    operations = native.get("operations")
+    if operations is not None:
+        usage["operations"] = operations
+    input_size = native.get("input_size")
+    if input_size is not None:
+        usage["inputSize"] = input_size
+    return usage
+
+
+def failure(
+    code: str,
+    message: str,
+    *,
+    diagnostics: Sequence[Mapping[str, Any]] | None = None,
+    limit: Mapping[str, Any] | None = None,
+    usage: ToolUsage | None = None,
+) -> ToolFailure:
+    """A failed result; each optional member is present only when given."""
+    error: ToolError = {"code": code, "message": message}
+    if diagnostics is not None:
+        error["diagnostics"] = [dict(diagnostic) for diagnostic in diagnostics]
+    if limit is not None:
+        error["limit"] = dict(limit)  # type: ignore[typeddict-item]
+    result: ToolFailure = {"ok": False, "error": error}
+    if usage is not None:
+        result["usage"] = usage
+    return result
