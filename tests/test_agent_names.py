@@ -70,6 +70,8 @@ def test_invalid_tool_names(name: str) -> None:
 # 6.
 def test_pattern_source() -> None:
     assert nx_agent.agent.TOOL_NAME_PATTERN_SOURCE == "^[a-z][a-z0-9_]{0,63}$"
+    assert nx_agent.TOOL_NAME_PATTERN.pattern == "^[a-z][a-z0-9_]{0,63}$"
+    assert nx_agent.TOOL_NAME_PATTERN.fullmatch("find_plans\n") is None
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,11 @@ import re
 __all__ = ["TOOL_NAME_PATTERN", "TOOL_NAME_PATTERN_SOURCE", "is_tool_name", "to_snake_case"]
 
 TOOL_NAME_PATTERN_SOURCE = "^[a-z][a-z0-9_]{0,63}$"
-"""The pattern's text, as diagnostics quote it."""
+"""The pattern's text, as diagnostics quote it (the reference's ``.source``)."""
 
-TOOL_NAME_PATTERN: re.Pattern[str] = re.compile(r"[a-z][a-z0-9_]{0,63}")
-"""What a tool name matches in full (use ``fullmatch``: a trailing newline never matches)."""
+TOOL_NAME_PATTERN: re.Pattern[str] = re.compile(TOOL_NAME_PATTERN_SOURCE)
+"""What a tool name matches. Use ``fullmatch`` (as :func:`is_tool_name` does): Python's ``$`` also
+matches before a final newline, and ``"find_plans\n"`` is not a tool name."""
 
 
 def is_tool_name(name: object) -> bool:
