@@ -1,0 +1,160 @@
+"""The corpus's ``agent-library`` program end to end on the compile side: ``root()`` evaluated,
+normalized with the schema answers ``nx_agent.schema`` derives from the linked images (with a
+descriptions document holding ``main.nx``'s ``///`` comments), and checked against the program.
+
+Expected values: the agent as the corpus's ``results.json`` records it, the definition format of
+``agent-package.md`` §2 and the schema export's rules of §2.5.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_support import EMPTY_INPUT, FUNCTION_HINTS, GET_HINTS, HTTP_OUTPUT, POST_HINTS, SCHEMA, WEB_SEARCH_HINTS
+from corpus import image, programs
+from nx_agent import check_agent_tools, definition_text, ir, normalize_agent
+
+LIBRARY = next((program for program in programs() if program.name == "agent-library"), None)
+pytestmark = pytest.mark.skipif(LIBRARY is None, reason="no corpus: see tests/corpus.py")
+
+DESCRIPTIONS = {
+    "modules": {
+        "main.nx": {
+            "functions": {
+                "findPlans": {
+                    "description": "Finds the plans that fit a team.",
+                    "parameters": {
+                        "teamSize": "Number of people who need a seat.",
+                        "maxMonthlyPrice": "Upper price limit per month, in dollars.",
+                    },
+                },
+                "lookupOrder": {
+                    "description": "Looks up one order and returns its status.",
+                    "parameters": {"orderId": "The order number from the customer's confirmation email."},
+                },
+                "openTicket": {
+                    "description": "Opens a support ticket for the customer.",
+                    "parameters": {"subject": "A one-line summary of the problem."},
+                },
+            }
+        }
+    }
+}
+
+SHOP = {"name": "shop", "baseUrl": "https://api.example.com"}
+
+
+def expected_tools() -> list[dict[str, Any]]:
+    return [
+        {
+            "name": "web_search",
+            "description": "Searches the web and returns relevant results.",
+            "inputSchema": EMPTY_INPUT,
+            "annotations": WEB_SEARCH_HINTS,
+            "kind": "provider",
+            "config": {"provider": "web_search", "allowedDomains": ["docs.example.com"]},
+        },
+        {
+            "name": "find_plans",
+            "description": "Finds the plans that fit a team.",
+            "inputSchema": {
+                "$schema": SCHEMA,
+                "type": "object",
+                "properties": {
+                    "teamSize": {"type": "integer", "description": "Number of people who need a seat."},
+                    "maxMonthlyPrice": {"type": "integer", "description": "Upper price limit per month, in dollars."},
+                },
+                "required": ["teamSize"],
+                "additionalProperties": False,
+            },
+            "outputSchema": "checked below",
+            "annotations": FUNCTION_HINTS,
+            "kind": "function",
+            "config": {"function": {"module": "main.nx", "name": "findPlans"}, "contextParameters": []},
+        },
+        {
+            "name": "lookup_order",
+            "description": "Looks up one order and returns its status.",
+            "inputSchema": {
+                "$schema": SCHEMA,
+                "type": "object",
+                "properties": {
+                    "orderId": {"type": "string", "description": "The order number from the customer's confirmation email."}
+                },
+                "required": ["orderId"],
+                "additionalProperties": False,
+            },
+            "outputSchema": HTTP_OUTPUT,
+            "annotations": GET_HINTS,
+            "kind": "http",
+            "config": {
+                "arguments": {"module": "main.nx", "name": "lookupOrder"},
+                "contextParameters": [],
+                "connection": SHOP,
+                "method": "get",
+                "path": "/orders/{orderId}",
+                "pathPlaceholders": ["orderId"],
+            },
+        },
+        {
+            "name": "open_ticket",
+            "description": "Opens a support ticket for the customer.",
+            "inputSchema": {
+                "$schema": SCHEMA,
+                "type": "object",
+                "properties": {"subject": {"type": "string", "description": "A one-line summary of the problem."}},
+                "required": ["subject"],
+                "additionalProperties": False,
+            },
+            "outputSchema": HTTP_OUTPUT,
+            "annotations": POST_HINTS,
+            "kind": "http",
+            "config": {
+                "arguments": {"module": "main.nx", "name": "openTicket"},
+                "contextParameters": [],
+                "connection": SHOP,
+                "method": "post",
+                "path": "/tickets",
+                "pathPlaceholders": [],
+                "maxCallsPerConversation": 1,
+            },
+        },
+    ]
+
+
+def test_the_library_agent_normalizes_and_checks_clean() -> None:
+    from nx_agent.schema import ProgramSchemaSource
+
+    assert LIBRARY is not None
+    modules = {identity: ir.prepare_module(image(LIBRARY, module)) for identity, module in LIBRARY.modules.items()}
+    program = ir.link_program(modules["main.nx"], modules)
+    value = ir.evaluate_function(program, "root").value
+    recorded = json.loads((LIBRARY.path / "expected" / "results.json").read_text(encoding="utf-8"))
+    assert value == recorded["main.nx::root"]
+
+    result = normalize_agent(value, schemas=ProgramSchemaSource(program, DESCRIPTIONS))
+    assert result.ok and result.diagnostics == [], [d.to_dict() for d in result.diagnostics]
+    definition = result.definition
+    assert definition is not None
+    assert list(definition) == ["formatVersion", "name", "model", "instructions", "documents", "limits", "tools"]
+    assert definition["formatVersion"] == 1
+    assert (definition["name"], definition["model"]) == ("support", "balanced")
+    assert definition["instructions"] == recorded["main.nx::root"]["instructions"]
+    assert definition["documents"] == [{"title": "Refund policy", "text": "Refunds are available within 30 days of purchase."}]
+    assert definition["limits"] == {"maxSteps": 6}
+
+    tools = definition["tools"]
+    output = tools[1]["outputSchema"]
+    assert (output["$schema"], output["type"], output["items"]) == (SCHEMA, "array", {"$ref": "#/$defs/Plan"})
+    assert "Plan" in output["$defs"]
+    tools[1]["outputSchema"] = "checked below"
+    assert tools == expected_tools()
+    assert [list(tool) for tool in tools] == [list(tool) for tool in expected_tools()]
+    tools[1]["outputSchema"] = output
+
+    text = definition_text(definition)
+    assert json.loads(text) == definition
+    assert check_agent_tools(json.loads(text), program) == []
