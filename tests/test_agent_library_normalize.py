@@ -158,3 +158,62 @@ def test_the_library_agent_normalizes_and_checks_clean() -> None:
     text = definition_text(definition)
     assert json.loads(text) == definition
     assert check_agent_tools(json.loads(text), program) == []
+
+
+CONTEXT_PROGRAM = next((program for program in programs() if program.name == "agent-tool-context"), None)
+CHAT = {"module": "context.nx", "name": "ChatToolContext"}
+CONTEXT_DESCRIPTIONS = {
+    "modules": {
+        "main.nx": {
+            "functions": {
+                "whoAmI": {"description": "Says which conversation the call belongs to."},
+                "callIdOf": {"description": "Echoes the call's id; any host context will do."},
+                "seatCount": {"description": "Counts the seats a team needs, up to a cap."},
+            }
+        }
+    }
+}
+
+
+@pytest.mark.skipif(CONTEXT_PROGRAM is None, reason="no corpus: see tests/corpus.py")
+def test_the_tool_context_agent_records_its_context_parameters() -> None:
+    from nx_agent.schema import ProgramSchemaSource
+
+    assert CONTEXT_PROGRAM is not None
+    modules = {
+        identity: ir.prepare_module(image(CONTEXT_PROGRAM, module)) for identity, module in CONTEXT_PROGRAM.modules.items()
+    }
+    program = ir.link_program(modules["main.nx"], modules)
+    value = ir.evaluate_function(program, "root").value
+    source = ProgramSchemaSource(program, CONTEXT_DESCRIPTIONS)
+
+    result = normalize_agent(value, schemas=source, tool_context_type=CHAT)
+    assert result.ok and result.diagnostics == [], [d.to_dict() for d in result.diagnostics]
+    assert result.definition is not None
+    tools = result.definition["tools"]
+    assert [(tool["name"], tool["config"]["contextParameters"]) for tool in tools] == [
+        ("who_am_i", [{"name": "context", "type": CHAT}]),
+        ("call_id_of", [{"name": "context", "type": {"module": "@nx/agent/agent.nx", "name": "ToolContext"}}]),
+        ("seat_count", []),
+    ]
+    assert tools[0]["inputSchema"] == EMPTY_INPUT
+    assert tools[1]["inputSchema"] == EMPTY_INPUT
+    assert tools[2]["inputSchema"] == {
+        "$schema": SCHEMA,
+        "type": "object",
+        "properties": {"teamSize": {"type": "integer"}, "cap": {"type": "integer"}},
+        "required": ["teamSize"],
+        "additionalProperties": False,
+    }
+    assert check_agent_tools(json.loads(definition_text(result.definition)), program) == []
+
+    without = normalize_agent(value, schemas=source)
+    assert [(d.code, d.path, d.tool) for d in without.diagnostics] == [
+        ("nx-agent-context-parameter", "tools[0]", "who_am_i"),
+        ("nx-agent-context-parameter", "tools[1]", "call_id_of"),
+    ]
+    elsewhere = normalize_agent(value, schemas=source, tool_context_type={"module": "other.nx", "name": "ChatToolContext"})
+    assert [d.message for d in elsewhere.diagnostics] == [
+        "Tool 'who_am_i' (tools[0]): the parameter 'context' of 'whoAmI' is declared with 'ChatToolContext' of "
+        "'context.nx', and the host supplies 'ChatToolContext' of 'other.nx'."
+    ]
