@@ -22,6 +22,7 @@ __all__ = [
     "is_list",
     "is_number",
     "js_trim",
+    "js_string",
     "json_problem",
 ]
 
@@ -98,6 +99,25 @@ def describe_value(value: object) -> str:
     if callable(value):
         return f"the function {getattr(value, '__name__', type(value).__name__)}"
     return f"the {type(value).__name__} {value!s}"
+
+
+def js_string(value: object) -> str:
+    """``String(value)`` as JavaScript writes it for a message: ``undefined``, ``null``, ``true``, ``2``..."""
+    if isinstance(value, str):
+        return value
+    if value is MISSING:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number_text(value)
+    if isinstance(value, Mapping):
+        return "[object Object]"
+    if isinstance(value, (list, tuple)):
+        return ",".join("" if item is None or item is MISSING else js_string(item) for item in value)
+    return str(value)
 
 
 def copy_json(value: Any) -> Any:

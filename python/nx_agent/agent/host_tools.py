@@ -8,8 +8,7 @@ from typing import Any, Union
 
 from .annotations import ANNOTATION_HINTS
 from .definition import PACKAGE_TOOL_KINDS
-from .describe import MISSING, copy_json, describe_value, is_json_object, json_problem
-from .json_text import js_number_text
+from .describe import MISSING, copy_json, describe_value, is_json_object, js_string, json_problem
 from .report import Report
 from .tool_functions import AgentSchemaSource, resolve_description, resolve_name
 
@@ -32,23 +31,6 @@ class ToolDescriberContext:
     schemas: AgentSchemaSource
     to_snake_case: Callable[[str], str]
     path: str
-
-
-def _js_string(value: object) -> str:
-    """``String(value)`` for the values a describer's refusal message may hold."""
-    if isinstance(value, str):
-        return value
-    if value is MISSING:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return js_number_text(value)
-    if isinstance(value, Mapping):
-        return "[object Object]"
-    return str(value)
 
 
 def _description_problem(description: object) -> str | None:
@@ -111,7 +93,7 @@ def describe_host_tool(
         for reason in reasons:
             message = reason.get("message", MISSING) if isinstance(reason, Mapping) else MISSING
             report.error(
-                "nx-agent-describer", path, f"The describer of '{type_name}' refused {path}: {_js_string(message)}"
+                "nx-agent-describer", path, f"The describer of '{type_name}' refused {path}: {js_string(message)}"
             )
         return []
     descriptions: list[object] = list(returned) if isinstance(returned, (list, tuple)) else [returned]

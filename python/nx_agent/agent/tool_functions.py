@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .definition import NX_AGENT_TOOL_CONTEXT, ContextParameter, DeclarationName
-from .describe import MISSING, copy_json, describe_value, is_empty, is_json_object, js_trim
+from .describe import MISSING, copy_json, describe_value, is_empty, js_string, js_trim
 from .json_text import js_string_literal
 from .names import TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
 from .report import Report, subject_of
@@ -85,8 +85,8 @@ def _present(answer: Mapping[str, Any], key: str) -> Any:
 
 
 def _reason_message(reason: object) -> str:
-    message = reason.get("message") if isinstance(reason, Mapping) else getattr(reason, "message", None)
-    return message if isinstance(message, str) else describe_value(message)
+    message = reason.get("message", MISSING) if isinstance(reason, Mapping) else getattr(reason, "message", MISSING)
+    return js_string(message)
 
 
 def _declaration_name(value: object) -> tuple[str, str] | None:
