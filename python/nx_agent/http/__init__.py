@@ -1,7 +1,11 @@
 """HTTP tools: reading connections and path templates, and building the request a tool makes.
 
 Everything here is pure and never sends anything; :mod:`nx_agent.http.client` holds the request
-functions over ``httpx`` (an optional extra). ``ada_url`` is imported on first use.
+functions over ``httpx`` (the optional ``http`` extra), imported only from there. ``ada_url`` is
+imported on first use.
+
+Modules: ``base_url`` (§6.1, §6.6 re-parse), ``path`` (§6.2), ``arguments`` (§6.3), ``encoding``
+(§6.5, §6.7), ``build`` (§6.4, §6.8), ``call`` (§6.10 call and answer types), ``client`` (§6.11).
 """
 
 from .arguments import HttpArgumentsData, HttpParam, read_http_arguments
@@ -18,6 +22,7 @@ from .build import (
     HttpRequestRule,
     build_http_request,
 )
+from .call import CancelSignal, HttpRequestCall, HttpRequestCallLike, HttpResponse
 from .encoding import body_json, encode_component
 from .problem import HttpProblem
 
@@ -25,14 +30,18 @@ __all__ = [
     "HTTP_REQUEST_RULES",
     "HTTP_TOOL_METHODS",
     "BuildHttpRequestResult",
+    "CancelSignal",
     "HttpArgumentsData",
     "HttpBaseUrl",
     "HttpParam",
     "HttpRequestBuilt",
+    "HttpRequestCall",
+    "HttpRequestCallLike",
     "HttpRequestDescription",
     "HttpRequestError",
     "HttpRequestRefused",
     "HttpRequestRule",
+    "HttpResponse",
     "HttpPathTemplate",
     "HttpPlaceholder",
     "HttpProblem",
