@@ -217,11 +217,11 @@ class FunctionAgentTool(_ExecutableTool):
         evaluated = self._call.run(input, call_id, context)
         if isinstance(evaluated, dict):
             return evaluated
-        usage = evaluated.usage
+        # Every call has a budget and an input limit, so the runtime reports both numbers.
         return {
             "ok": True,
             "output": evaluated.value,
-            "usage": {"operations": usage["operations"], "inputSize": usage["input_size"]},
+            "usage": {"operations": evaluated.operations, "inputSize": evaluated.input_size},  # type: ignore[typeddict-item]
         }
 
     async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:

@@ -119,6 +119,18 @@ impl Evaluation {
         usage_dict(py, &self.usage)
     }
 
+    /// The operations the call used, when a budget was set (the ``usage`` member, without a dict).
+    #[getter]
+    fn operations(&self) -> Option<u64> {
+        self.usage.operations
+    }
+
+    /// The call's input size, when an input limit was set (the ``usage`` member, without a dict).
+    #[getter]
+    fn input_size(&self) -> Option<u64> {
+        self.usage.input_size
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         format!("Evaluation(value={}, usage={:?})", self.value.bind(py), self.usage)
     }
