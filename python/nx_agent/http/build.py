@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal, TypedDict, Union
 
 from ._js import MISSING, describe_value, js_json, js_string
 from .arguments import HttpArgumentsData, read_http_arguments
-from .base_url import parse_http_base_url, under_base_url
+from .base_url import HttpBaseUrl, parse_http_base_url, under_base_url
 from .encoding import body_json, encode_component
-from .path import is_dot_segment, parse_http_path
+from .path import HttpPathTemplate, is_dot_segment, parse_http_path
+from .problem import HttpProblem
 
 HttpRequestRule = Literal[
     "not-an-http-tool",
@@ -99,6 +101,18 @@ class HttpRequestRefused:
 BuildHttpRequestResult = Union[HttpRequestBuilt, HttpRequestRefused]
 
 
+# Both readers are pure functions of a string with immutable answers; a tool's base URL and path are
+# read on every call, so the answers are kept (bounded) rather than parsed again.
+@lru_cache(maxsize=1024)
+def _base_url_of(text: str) -> HttpBaseUrl | HttpProblem:
+    return parse_http_base_url(text, allow_insecure=True)
+
+
+@lru_cache(maxsize=1024)
+def _path_of(text: str) -> HttpPathTemplate | HttpProblem:
+    return parse_http_path(text)
+
+
 def build_http_request(tool: object, arguments: object) -> BuildHttpRequestResult:
     """Build the request a normalized ``http`` tool makes for one evaluated ``HttpArguments`` value.
 
@@ -142,12 +156,12 @@ def _build(tool: object, arguments: object) -> BuildHttpRequestResult:
     connection_name = js_string(connection.get("name", MISSING))
     # Both schemes are read: which one a deployment allows was settled when the definition was made,
     # and the origin check below holds the request to whichever the connection has.
-    base = parse_http_base_url(js_string(connection.get("baseUrl", MISSING)), allow_insecure=True)
+    base = _base_url_of(js_string(connection.get("baseUrl", MISSING)))
     if not base.ok:
         text = f"the base URL of connection '{connection_name}' cannot be used: {base.problem}."
         return _refuse(name, "base-url", text)
     path_template = js_string(config.get("path", MISSING))
-    template = parse_http_path(path_template)
+    template = _path_of(path_template)
     if not template.ok:
         return _refuse(name, "path-template", f"the path '{path_template}' cannot be used: {template.problem}.")
     data = read_http_arguments(arguments)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Final
 from urllib.parse import quote_from_bytes
 
 from ._js import js_number, json_quote
 
 _MAX_SAFE_INTEGER: Final = 2**53
+_UNRESERVED: Final = re.compile(r"[A-Za-z0-9\-._~]*")
 
 
 def encode_component(value: str) -> str:
@@ -18,6 +20,8 @@ def encode_component(value: str) -> str:
     A lone surrogate is first replaced by U+FFFD (an adjacent high and low surrogate count as the one
     character they stand for in UTF-16), as JavaScript's encoders do.
     """
+    if _UNRESERVED.fullmatch(value) is not None:
+        return value
     try:
         data = value.encode("utf-8")
     except UnicodeEncodeError:
