@@ -2,20 +2,18 @@
 
 Requests are built by ``build_http_request`` from an ``http`` tool whose connection points at the
 server (a stored ``http`` base URL, §8.5 case 56), then made through ``request_with`` /
-``async_request_with``. The server records what arrives (raw request line, headers, body).
+``async_request_with``. The server (``http_server.py``) records what arrives (raw request line, headers, body).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from http_server import SLOW_SECONDS, Recorder, server  # noqa: F401 - server is a fixture
 from http_support import ANNOTATIONS, NO_BODY, http_arguments, http_tool
 
 from nx_agent import NxError
@@ -23,82 +21,7 @@ from nx_agent.agent.diagnostics import NxAgentToolError
 from nx_agent.http import HttpRequestBuilt, HttpRequestCall, build_http_request
 from nx_agent.http.client import UNKNOWN_OUTCOME_MESSAGE, async_request_with, request_with
 
-SLOW_SECONDS = 5.0
 TIMEOUT = 0.5
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-        self.lock = threading.Lock()
-
-    def paths(self) -> list[str]:
-        with self.lock:
-            return [entry["path"] for entry in self.requests]
-
-
-def make_handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def _handle(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length).decode("utf-8") if length else None
-            entry = {
-                "method": self.command,
-                "path": self.path,
-                "authorization": self.headers.get("authorization"),
-                "idempotency": self.headers.get("idempotency-key"),
-                "content_type": self.headers.get("content-type"),
-                "body": body,
-            }
-            with recorder.lock:
-                recorder.requests.append(entry)
-            route = self.path.split("?")[0]
-            if route.startswith("/slow"):
-                recorder.release.wait(SLOW_SECONDS)
-                self._send(200, b'{"late":true}')
-            elif route.startswith("/redirect"):
-                self._send(302, b"", {"location": "/elsewhere"})
-            elif route.startswith("/missing"):
-                self._send(404, b'{"error":"not found"}')
-            elif route.startswith("/text"):
-                self._send(200, "plain \u00e9 text".encode("utf-8"), {"content-type": "text/plain"})
-            elif route.startswith("/big"):
-                self._send(200, b"x" * 200_000, {"content-type": "text/plain"})
-            else:
-                self._send(200 if self.command == "GET" else 201, json.dumps(entry).encode("utf-8"))
-
-        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            for name, value in (headers or {"content-type": "application/json"}).items():
-                self.send_header(name, value)
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
-
-    return Handler
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[str, Recorder]]:
-    recorder = Recorder()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(recorder))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", recorder
-    finally:
-        recorder.release.set()
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def tokens(connection: str) -> str | None:
