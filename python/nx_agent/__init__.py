@@ -7,6 +7,12 @@ its public face. Every error the package raises derives from :class:`NxError`.
 from ._native import __version__
 from .errors import NxError, NxIrError
 from .agent import (
+    AgentTool,
+    CancelToken,
+    compile_agent,
+    create_agent_tools,
+    evaluate_http_arguments,
+    load_agent,
     AGENT_DEFINITION_FORMAT_VERSION,
     FUNCTION_TOOL_ANNOTATIONS,
     HTTP_TOOL_METHODS,
@@ -29,6 +35,12 @@ from .http import build_http_request
 
 __all__ = ["NxError", "NxIrError", "__version__", "build_http_request"]
 __all__ += [
+    "AgentTool",
+    "CancelToken",
+    "compile_agent",
+    "create_agent_tools",
+    "evaluate_http_arguments",
+    "load_agent",
     "AGENT_DEFINITION_FORMAT_VERSION",
     "FUNCTION_TOOL_ANNOTATIONS",
     "HTTP_TOOL_METHODS",

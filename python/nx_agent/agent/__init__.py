@@ -3,7 +3,9 @@
 Modules: ``definition`` (format constants and shapes), ``annotations`` (the fixed MCP hints),
 ``names`` (tool names), ``diagnostics`` (diagnostics and errors), ``describe`` and ``json_text``
 (JavaScript-like value readings and JSON text), ``normalize`` (``normalize_agent``), ``check``
-(``check_agent_tools``).
+(``check_agent_tools``); ``create``, ``execute``, ``call``, ``context``,
+``limits``, ``results``, ``cancel`` and ``classify`` (running tools); ``compile`` (``compile_agent``,
+``load_agent``).
 """
 
 from .annotations import (
@@ -13,7 +15,19 @@ from .annotations import (
     http_tool_annotations,
     is_http_tool_method,
 )
+from .cancel import CancelToken
 from .check import check_agent_tools
+from .classify import classify_runtime_failure
+from .compile import CompiledAgent, LoadedAgent, compile_agent, load_agent
+from .create import AgentExecutorError, create_agent_tools, evaluate_http_arguments
+from .execute import AgentTool, FunctionAgentTool, HostAgentTool, HttpAgentTool, ToolCallContext
+from .limits import (
+    NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+    NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+    NX_AGENT_DEFAULT_MAX_OPERATIONS,
+    AgentOptionError,
+)
+from .results import ToolError, ToolFailure, ToolResult, ToolSuccess, ToolUsage
 from .definition import (
     AGENT_DEFINITION_FORMAT_VERSION,
     NX_AGENT_TOOL_CONTEXT,
@@ -30,6 +44,29 @@ from .normalize import NormalizeAgentResult, normalize_agent
 from .tool_functions import AgentSchemaSource
 
 __all__ = [
+    "AgentExecutorError",
+    "AgentOptionError",
+    "AgentTool",
+    "CancelToken",
+    "CompiledAgent",
+    "FunctionAgentTool",
+    "HostAgentTool",
+    "HttpAgentTool",
+    "LoadedAgent",
+    "NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE",
+    "NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE",
+    "NX_AGENT_DEFAULT_MAX_OPERATIONS",
+    "ToolCallContext",
+    "ToolError",
+    "ToolFailure",
+    "ToolResult",
+    "ToolSuccess",
+    "ToolUsage",
+    "classify_runtime_failure",
+    "compile_agent",
+    "create_agent_tools",
+    "evaluate_http_arguments",
+    "load_agent",
     "AGENT_DEFINITION_FORMAT_VERSION",
     "AgentSchemaSource",
     "FUNCTION_TOOL_ANNOTATIONS",

@@ -4,7 +4,9 @@ It has no NX source: its fingerprints are FNV-1a-64 over each identity and an em
 
 from __future__ import annotations
 
+import json
 from importlib import resources
+from typing import Any
 
 from .. import ir
 
@@ -23,6 +25,38 @@ AGENT_LIBRARY = ("@nx/agent/agent.nx", "nx__agent__agent.nx.nxir.txt", "b06c00c3
 def library_text() -> str:
     """The explain text of the ``@nx/agent`` library module the agent examples link against."""
     return resources.files(__name__).joinpath(AGENT_LIBRARY[1]).read_text(encoding="utf-8")
+
+
+#: The support agent of the NX documentation: ``findPlans``, ``lookupOrder`` and ``openTicket`` over
+#: the ``shop`` connection, web search and a refund-policy document (identity → text file, version).
+SUPPORT_MODULES: dict[str, tuple[str, str]] = {
+    "main.nx": ("main.nx.nxir.txt", ""),
+    AGENT_LIBRARY[0]: (AGENT_LIBRARY[1], AGENT_LIBRARY[2]),
+}
+SUPPORT_ENTRY = "main.nx"
+#: The doc comments of the support agent's functions, which its images do not keep.
+SUPPORT_DESCRIPTIONS = "main.nx.descriptions.json"
+
+
+def support_images() -> dict[str, bytes]:
+    """The support agent's images (its module and the ``@nx/agent`` library), assembled."""
+    texts = {
+        identity: resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+        for identity, (name, _) in SUPPORT_MODULES.items()
+    }
+    images = {}
+    for identity, (_, version) in SUPPORT_MODULES.items():
+        links = [other for key, other in texts.items() if key != identity]
+        images[identity] = ir.assemble(texts[identity], version=version, links=links)
+    return images
+
+
+def support_descriptions() -> dict[str, Any]:
+    """The support agent's descriptions document (parsed JSON)."""
+    document: dict[str, Any] = json.loads(
+        resources.files(__name__).joinpath(SUPPORT_DESCRIPTIONS).read_text(encoding="utf-8")
+    )
+    return document
 
 
 def text(identity: str) -> str:
