@@ -12,7 +12,7 @@ from nx_agent import cli, examples
 
 
 def test_demo_links_and_explains_the_bundled_example(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["demo"]) == 0
+    assert cli.main(["demo", "--ir"]) == 0
     out = capsys.readouterr().out
     assert "linked 2 modules:" in out
     assert "plans/catalog.nx" in out

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import examples, ir
 from .errors import NxError
@@ -30,7 +32,43 @@ def _describe(program: ir.Program) -> str:
     return "\n".join(lines)
 
 
+def _local_shop(call: dict[str, Any]) -> dict[str, Any]:
+    """The demo's request function: it answers on this machine, as the shop's API would."""
+    request = call["request"]
+    print(f"  request function handed: {request['method']} {request['url']}")
+    order = call["arguments"]["pathParams"][0]["value"]
+    return {"status": 200, "body": {"orderId": order, "state": "shipped"}}
+
+
+def _show_call(tool: Any, input: dict[str, Any], call_id: str) -> None:
+    print(f"{tool.name}({json.dumps(input)})  [call {call_id}]")
+    result = tool.execute(input, call_id=call_id)
+    if result["ok"]:
+        print(f"  output: {json.dumps(result['output'], ensure_ascii=False)}")
+    else:
+        print(f"  error: {result['error']['code']}: {result['error']['message']}")
+    usage = result.get("usage", {})
+    print(f"  usage: {usage.get('operations')} operations, input size {usage.get('inputSize')}")
+
+
 def _cmd_demo(args: argparse.Namespace) -> None:
+    if args.ir:
+        _demo_ir()
+        return
+    from .agent import compile_agent, load_agent
+
+    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
+    print(f"Compiled the support agent; store its definition and {len(compiled.images)} images "
+          f"({', '.join(compiled.images)}). The definition:")
+    print(json.dumps(compiled.definition, indent=2, ensure_ascii=False))
+    print()
+    agent = load_agent(compiled.definition_text, compiled.images, request=_local_shop)
+    print(f"Loaded from what was stored: tools {', '.join(tool.name for tool in agent)}.")
+    _show_call(agent["find_plans"], {"teamSize": 5}, "demo:1")
+    _show_call(agent["lookup_order"], {"orderId": "A 1"}, "demo:2")
+
+
+def _demo_ir() -> None:
     program = examples.link_example()
     print(f"linked {len(program.modules)} modules:")
     print(_describe(program))
@@ -64,7 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    demo = commands.add_parser("demo", help="assemble, link, run and explain the bundled example")
+    demo = commands.add_parser(
+        "demo", help="compile the bundled support agent, print its definition and run two of its tools"
+    )
+    demo.add_argument(
+        "--ir", action="store_true", help="instead: assemble, link, run and explain the bundled IR example"
+    )
     demo.set_defaults(run=_cmd_demo)
 
     explain = commands.add_parser("explain", help="print an image as `nxlang ir explain` does")
