@@ -1,0 +1,32 @@
+"""What every peer offers: the workloads as callables taking and returning plain Python."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Refused(Exception):
+    """A peer cannot express a workload at this size (the reason is the message)."""
+
+
+class Peer:
+    """One engine. Subclasses implement the workloads they can express."""
+
+    #: Row label in the report.
+    name = ""
+    #: The budget the peer runs under, or how it has none.
+    budget = ""
+    #: Workload → what the peer cannot express, or which equivalent is measured instead.
+    notes: dict[str, str] = {}
+
+    def find_plans(self, team_size: int) -> list[dict[str, Any]]:
+        """Workload 1: `findPlans(teamSize)` → one Plan record, as plain Python."""
+        raise NotImplementedError
+
+    def squares(self, n: int) -> list[int]:
+        """Workload 2: the squares of 0..n-1 as a list."""
+        raise NotImplementedError
+
+    def items(self, n: int) -> list[str]:
+        """Workload 3: `"item <i>"` for i in 0..n-1 as a list, built in a loop."""
+        raise NotImplementedError

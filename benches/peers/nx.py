@@ -1,0 +1,67 @@
+"""nx-agent: the workloads as NX programs (explain text we wrote) and the corpus's findPlans."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from nx_agent import ir
+
+from . import workloads
+
+PRELUDE_LINK = 'links @nx/prelude.nx version "1" fingerprint 16429037828798365428'
+
+#: Workloads 2, 3 and 5: `for i in 0..n { i * i }`, `for i in 0..n { "item " + i }` (the checker
+#: wraps the int in a text conversion) and a loop whose condition never holds, so it computes n
+#: products and comparisons and returns an empty list.
+LOOPS = f"""\
+module bench/loops.nx fingerprint 1
+{PRELUDE_LINK}
+requires ranges-v1
+entrypoints functions [squares items spin] components []
+
+function squares(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (i mul i)
+
+function items(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("item " concat text<int>(i))
+
+function spin(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    if ((i mul i) lt 0) then
+      i
+"""
+
+
+def loops_program() -> ir.Program:
+    """The loop workloads, linked."""
+    return ir.link_program(ir.prepare_module(ir.assemble(LOOPS)))
+
+
+def agent_library_program() -> ir.Program:
+    """The corpus program `agent-library`, assembled from its explain texts and linked."""
+    tests = Path(__file__).resolve().parents[2] / "tests"
+    if str(tests) not in sys.path:
+        sys.path.insert(0, str(tests))
+    from corpus import image, programs
+
+    found = [p for p in programs() if p.name == "agent-library"]
+    if not found:
+        raise LookupError("NX IR conformance corpus not found: see tests/corpus.py")
+    program = found[0]
+    modules = {i: ir.prepare_module(image(program, m)) for i, m in program.modules.items()}
+    return ir.link_program(modules["main.nx"], modules)
+
+
+SMALL_LIMITS = ir.Limits(max_operations=workloads.SMALL_BUDGET)
+
+
+def find_plans(program: ir.Program, team_size: int) -> ir.Evaluation:
+    """Workload 1: one metered call of `findPlans`."""
+    return ir.evaluate_function(program, "findPlans", (team_size,), limits=SMALL_LIMITS)
+
+
+def loop(program: ir.Program, name: str, n: int) -> ir.Evaluation:
+    """Workloads 2, 3 and 5: one metered call of a loop function."""
+    return ir.evaluate_function(program, name, (n,), max_operations=workloads.loop_budget(n))
