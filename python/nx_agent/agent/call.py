@@ -35,6 +35,7 @@ class PreparedCall:
         "limits",
         "max_arguments_size",
         "max_context_size",
+        "plain",
         "program",
         "run",
         "tool_name",
@@ -57,7 +58,9 @@ class PreparedCall:
         self.max_arguments_size = limits.max_arguments_size
         self.max_context_size = limits.max_context_size
         self.limits = limits.runtime_limits(reference, self.context_parameters)
-        self.run = self._run_with_context if self.context_parameters else self._run_plain
+        #: No context parameter: the model's cap is the runtime's own input limit (see the module docs).
+        self.plain = not self.context_parameters
+        self.run = self._run_plain if self.plain else self._run_with_context
 
     def not_an_object(self) -> ToolFailure:
         """The input is not a JSON object."""
@@ -81,14 +84,18 @@ class PreparedCall:
         try:
             return call_function(self.program, self.function, input, limits=self.limits)
         except NxIrError as error:
-            diagnostics = error.diagnostics
-            if diagnostics and diagnostics[0].code == "nx-ir-resource-limit":
-                limit = diagnostics[0].limit
-                if limit is not None and limit.get("name") == "maxInputSize":
-                    return self.too_large()
-            return self._failed(error)
+            return self.failed_plain(error)
         except Exception as error:  # noqa: BLE001 - a call never raises for a tool failure
             return failure("evaluation-failed", str(error))
+
+    def failed_plain(self, error: NxIrError) -> ToolFailure:
+        """A runtime failure of a call with no context: the runtime's input limit is the model's cap."""
+        diagnostics = error.diagnostics
+        if diagnostics and diagnostics[0].code == "nx-ir-resource-limit":
+            limit = diagnostics[0].limit
+            if limit is not None and limit.get("name") == "maxInputSize":
+                return self.too_large()
+        return self._failed(error)
 
     def _run_with_context(self, input: object, call_id: str, context: object) -> CallOutcome:
         if not isinstance(input, Mapping):

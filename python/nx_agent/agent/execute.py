@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from ..http import HttpRequestRefused, build_http_request
+from ..ir import NxIrError, call_function
 from .cancel import CancelToken
 from .describe import describe_value
 from .diagnostics import NxAgentToolError
@@ -214,9 +215,20 @@ class FunctionAgentTool(_ExecutableTool):
         """Run the tool's function for one call; never raises for a tool failure."""
         if (cancel is not None and cancel.cancelled) or type(call_id) is not str or not call_id:
             return self._refused(call_id, cancel)  # type: ignore[return-value]
-        evaluated = self._call.run(input, call_id, context)
-        if isinstance(evaluated, dict):
-            return evaluated
+        call = self._call
+        if call.plain and type(input) is dict:
+            # The common case in line: a JSON object for a function with no context parameter.
+            try:
+                evaluated = call_function(call.program, call.function, input, limits=call.limits)
+            except NxIrError as error:
+                return call.failed_plain(error)
+            except Exception as error:  # noqa: BLE001 - a call never raises for a tool failure
+                return failure("evaluation-failed", str(error))
+        else:
+            outcome = call.run(input, call_id, context)
+            if isinstance(outcome, dict):
+                return outcome
+            evaluated = outcome
         # Every call has a budget and an input limit, so the runtime reports both numbers.
         return {
             "ok": True,
