@@ -347,7 +347,14 @@ class HttpAgentTool(_ExecutableTool):
                 answer = await answer
         except asyncio.CancelledError:
             _absorb_cancellation()
-            return self._cancelled(usage)
+            if self.definition["annotations"].get("readOnlyHint") is True:
+                return self._cancelled(usage)
+            return failure(
+                "aborted",
+                f"The call of tool '{self.definition['name']}' was cancelled while its request was in "
+                "flight; whether the request was carried out is not known.",
+                usage=usage,
+            )
         except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
             return {**_raised(error, "request-failed"), "usage": usage}
         return self._answered(answer, usage)
