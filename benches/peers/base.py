@@ -18,6 +18,8 @@ class Peer:
     budget = ""
     #: Workload → what the peer cannot express, or which equivalent is measured instead.
     notes: dict[str, str] = {}
+    #: Workload → the largest n the peer is run at (beyond it the report gives the note).
+    largest: dict[str, int] = {}
 
     def find_plans(self, team_size: int) -> list[dict[str, Any]]:
         """Workload 1: `findPlans(teamSize)` → one Plan record, as plain Python."""

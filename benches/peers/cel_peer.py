@@ -25,6 +25,8 @@ class Cel(Peer):
         '`xs.map(i, "item " + string(i))`; not run beyond n = 1,000 (quadratic `map`)',
     }
 
+    largest = {"squares": LARGEST_MAP, "items": LARGEST_MAP}
+
     def __init__(self) -> None:
         self._find_plans = cel.compile(
             '[{"$type": "Plan", "name": "Team", "seats": teamSize, "monthlyPrice": 20}]'

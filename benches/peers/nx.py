@@ -39,8 +39,9 @@ def loops_program() -> ir.Program:
     return ir.link_program(ir.prepare_module(ir.assemble(LOOPS)))
 
 
-def agent_library_program() -> ir.Program:
-    """The corpus program `agent-library`, assembled from its explain texts and linked."""
+def corpus_images() -> dict[str, bytes]:
+    """The images of the corpus program `agent-library`, assembled from its explain texts as
+    `tests/corpus.py` does."""
     tests = Path(__file__).resolve().parents[2] / "tests"
     if str(tests) not in sys.path:
         sys.path.insert(0, str(tests))
@@ -49,8 +50,12 @@ def agent_library_program() -> ir.Program:
     found = [p for p in programs() if p.name == "agent-library"]
     if not found:
         raise LookupError("NX IR conformance corpus not found: see tests/corpus.py")
-    program = found[0]
-    modules = {i: ir.prepare_module(image(program, m)) for i, m in program.modules.items()}
+    return {identity: image(found[0], module) for identity, module in found[0].modules.items()}
+
+
+def agent_library_program() -> ir.Program:
+    """The corpus program `agent-library`, linked."""
+    modules = {identity: ir.prepare_module(data) for identity, data in corpus_images().items()}
     return ir.link_program(modules["main.nx"], modules)
 
 

@@ -19,6 +19,8 @@ class SimpleEval(Peer):
         "items": "refuses n > 10,000: MAX_COMPREHENSION_LENGTH",
     }
 
+    largest = {"squares": simpleeval.MAX_COMPREHENSION_LENGTH, "items": simpleeval.MAX_COMPREHENSION_LENGTH}
+
     def __init__(self) -> None:
         self._eval = simpleeval.EvalWithCompoundTypes(functions={"range": range, "str": str})
         self._find_plans = self._parse(

@@ -1,0 +1,218 @@
+"""nx-agent beside the peers a user would pick instead, on the same machine in the same run.
+
+Run them all and write the report: `python3 benches/report.py` (see its docstring). Each benchmark
+asserts its engine's answer (the same values as NX) and records in `extra_info` what the report
+needs: the workload, the engine, n, and for NX the operations the call was charged.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nx_agent import examples, ir
+from nx_agent.agent import compile_agent, load_agent
+from peers import nx, workloads
+from peers.base import Peer
+from peers.cel_peer import Cel
+from peers.cold_start import SCRIPTS, prepare_artifacts
+from peers.lua_peer import Lua
+from peers.python_floor import PythonFloor
+from peers.simpleeval_peer import SimpleEval
+from peers.starlark_peer import Starlark
+from peers.wasm_peer import Wasm
+
+NX = "nx-agent"
+NX_EXECUTE = "nx-agent (tool.execute)"
+PEERS: list[Peer] = [PythonFloor(), Cel(), Starlark(), Lua(), Wasm(), SimpleEval()]
+LIBRARY = nx.agent_library_program()
+LOOPS = nx.loops_program()
+#: Rounds of each cold start (a fresh interpreter each).
+COLD_ROUNDS = 10
+#: Workload 5: tasks shared out to the pool; each is one `spin` evaluation or CALLS small calls.
+TASKS = 8
+CALLS = 500
+
+
+def record(benchmark: Any, workload: str, engine: str, n: int | None = None, **more: Any) -> None:
+    benchmark.extra_info.update(workload=workload, engine=engine, n=n, **more)
+
+
+def sizes(peer: Peer, workload: str, all_sizes: tuple[int, ...]) -> list[int]:
+    largest = peer.largest.get(workload)
+    return [n for n in all_sizes if largest is None or n <= largest]
+
+
+def peer_cases(workload: str, all_sizes: tuple[int, ...]) -> list[Any]:
+    return [
+        pytest.param(peer, n, id=f"{type(peer).__name__}-{n}")
+        for peer in PEERS
+        for n in sizes(peer, workload, all_sizes)
+    ]
+
+
+# --- Workload 1: findPlans(teamSize=5), one record, per call from Python ---------------------
+
+
+@pytest.mark.benchmark(group="find_plans")
+def test_nx_find_plans(benchmark: Any) -> None:
+    result = benchmark(nx.find_plans, LIBRARY, workloads.TEAM_SIZE)
+    assert result.value == workloads.FIND_PLANS_RESULT
+    record(benchmark, "find_plans", NX, operations=result.usage["operations"])
+
+
+@pytest.fixture(scope="module")
+def find_plans_tool() -> Any:
+    """The corpus program's `find_plans` tool, as a host gets it: compiled (with the bundled
+    support agent's descriptions, the same doc comments) and loaded from the stored text."""
+    compiled = compile_agent(nx.corpus_images(), descriptions=examples.support_descriptions())
+    agent = load_agent(
+        compiled.definition_text,
+        compiled.images,
+        request=lambda call: {"status": 200, "body": {}},
+        max_operations=workloads.SMALL_BUDGET,
+    )
+    return agent["find_plans"]
+
+
+@pytest.mark.benchmark(group="find_plans")
+def test_nx_execute_find_plans(benchmark: Any, find_plans_tool: Any) -> None:
+    result = benchmark(find_plans_tool.execute, {"teamSize": workloads.TEAM_SIZE}, call_id="c1")
+    assert result["ok"] is True and result["output"] == workloads.FIND_PLANS_RESULT
+    record(benchmark, "find_plans", NX_EXECUTE, operations=result["usage"]["operations"])
+
+
+@pytest.mark.benchmark(group="find_plans")
+@pytest.mark.parametrize("peer", PEERS, ids=lambda peer: type(peer).__name__)
+def test_peer_find_plans(benchmark: Any, peer: Peer) -> None:
+    assert benchmark(peer.find_plans, workloads.TEAM_SIZE) == workloads.FIND_PLANS_RESULT
+    record(benchmark, "find_plans", peer.name)
+
+
+# --- Workload 2: the squares of 0..n-1 as a list, under a budget ------------------------------
+
+
+@pytest.mark.parametrize("n", workloads.SQUARES_SIZES)
+def test_nx_squares(benchmark: Any, n: int) -> None:
+    benchmark.group = f"squares n={n}"
+    result = benchmark(nx.loop, LOOPS, "squares", n)
+    assert result.value == workloads.squares(n)
+    record(benchmark, "squares", NX, n, operations=result.usage["operations"])
+
+
+@pytest.mark.parametrize(("peer", "n"), peer_cases("squares", workloads.SQUARES_SIZES))
+def test_peer_squares(benchmark: Any, peer: Peer, n: int) -> None:
+    benchmark.group = f"squares n={n}"
+    assert benchmark(peer.squares, n) == workloads.squares(n)
+    record(benchmark, "squares", peer.name, n)
+
+
+# --- Workload 3: "item <i>" for i in 0..n-1, strings built in a loop ---------------------------
+
+
+@pytest.mark.parametrize("n", workloads.ITEMS_SIZES)
+def test_nx_items(benchmark: Any, n: int) -> None:
+    benchmark.group = f"items n={n}"
+    result = benchmark(nx.loop, LOOPS, "items", n)
+    assert result.value == workloads.items(n)
+    record(benchmark, "items", NX, n, operations=result.usage["operations"])
+
+
+@pytest.mark.parametrize(("peer", "n"), peer_cases("items", workloads.ITEMS_SIZES))
+def test_peer_items(benchmark: Any, peer: Peer, n: int) -> None:
+    benchmark.group = f"items n={n}"
+    assert benchmark(peer.items, n) == workloads.items(n)
+    record(benchmark, "items", peer.name, n)
+
+
+# --- Workload 4: cold start of a serverless function, a fresh interpreter each round -----------
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("cold-start")
+    prepare_artifacts(folder)
+    return folder
+
+
+@pytest.mark.benchmark(group="cold_start")
+@pytest.mark.parametrize("engine", list(SCRIPTS))
+def test_cold_start(benchmark: Any, engine: str, artifacts: Path) -> None:
+    script, note = SCRIPTS[engine]
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(artifacts)], capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    out = benchmark.pedantic(run, rounds=COLD_ROUNDS, iterations=1, warmup_rounds=1)
+    if engine != "python -c pass":
+        assert json.loads(out) == workloads.EXAMPLE_RESULT
+    record(benchmark, "cold_start", engine, note=note)
+
+
+# --- Workload 5: throughput from 1 and 2 threads sharing one program ---------------------------
+
+
+def _nx_spin(_: int) -> int:
+    result = nx.loop(LOOPS, "spin", workloads.SPIN_SIZE)
+    assert result.value == []
+    return result.usage["operations"]
+
+
+def _nx_find_plans_calls(_: int) -> int:
+    for _call in range(CALLS):
+        result = nx.find_plans(LIBRARY, workloads.TEAM_SIZE)
+    assert result.value == workloads.FIND_PLANS_RESULT
+    return result.usage["operations"] * CALLS
+
+
+def _python_spin(_: int) -> int:
+    assert PythonFloor().spin(workloads.SPIN_SIZE) == []
+    return 0
+
+
+THREAD_TASKS: dict[str, tuple[str, Callable[[int], int]]] = {
+    "spin": (NX, _nx_spin),
+    "find_plans": (NX, _nx_find_plans_calls),
+    "spin-python": ("Python (unsandboxed)", _python_spin),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2], ids=["1-thread", "2-threads"])
+@pytest.mark.parametrize("task", list(THREAD_TASKS))
+def test_threads(benchmark: Any, threads: int, task: str) -> None:
+    engine, function = THREAD_TASKS[task]
+    benchmark.group = f"threads {task}"
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(function, range(threads)))  # start the workers before timing
+        operations = benchmark(lambda: sum(pool.map(function, range(TASKS))))
+    record(benchmark, "threads", engine, task=task, threads=threads, tasks=TASKS, operations=operations)
+
+
+# --- Budgets: each metered engine stops a loop its budget does not cover (no timing) ----------
+
+
+def test_budgets_refuse() -> None:
+    with pytest.raises(ir.NxIrError) as refused:
+        ir.evaluate_function(LOOPS, "squares", (1_000,), max_operations=100)
+    assert refused.value.code == "nx-ir-resource-limit"
+    with pytest.raises(Exception, match="budget exhausted"):
+        Lua().squares(1_000, budget=100)
+    with pytest.raises(Exception, match="all fuel consumed"):
+        Wasm().squares(1_000, budget=100)
+
+
+def test_simpleeval_refuses_beyond_its_cap() -> None:
+    from peers.base import Refused
+
+    with pytest.raises(Refused):
+        SimpleEval().squares(10**5)
