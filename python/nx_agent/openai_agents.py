@@ -1,0 +1,113 @@
+"""An agent's tools as OpenAI Agents SDK tools (``pip install 'nx-agent[openai-agents]'``).
+
+:func:`to_function_tools` gives one ``agents.FunctionTool`` per tool that runs here: the
+definition's name and description, its input schema as ``params_json_schema`` exactly as stored,
+``strict_json_schema`` only when the schema already qualifies for strict mode
+(:func:`nx_agent.tool_json.strict_schema_qualifies`, so the SDK never rewrites it), and an async
+``on_invoke_tool`` that runs the tool with ``aexecute``.
+
+What the model is told (agent-package §7, :mod:`nx_agent.adapters.policy`): the output as JSON
+text on success; on failure the SDK's convention for a model-visible error, a returned string,
+``NxAgentToolError: <message>``, where the message is the reason for ``invalid-input`` and for a
+host's own code, and the fixed sentence for the package's other codes. ``on_result`` sees the
+full result. An :class:`~nx_agent.NxAgentToolError` raised by ``on_result`` is what the model is
+told instead, in the host's own words; any other exception it (or ``call_id``/``context``) raises
+propagates, and the SDK fails the run with it, as it does for any exception of ``on_invoke_tool``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from agents import FunctionTool, Tool
+from agents.tool_context import ToolContext
+
+from .adapters.calls import (
+    CallIdFunction,
+    ContextFunction,
+    ExecutableTool,
+    ProviderToolFunction,
+    ResultHook,
+    ToolCall,
+    map_provider_tool,
+    run_call,
+    split_tools,
+)
+from .adapters.policy import model_facing_error, model_text
+from .agent.diagnostics import NxAgentToolError
+from .agent.json_text import json_text
+from .tool_json import strict_schema_qualifies
+
+__all__ = ["to_function_tools"]
+
+
+def _input_of(args_json: str) -> Any:
+    """The model's arguments: parsed JSON, ``{}`` for none, and the raw text when it is not JSON
+    (the tool then answers ``invalid-input``: its input is not an object)."""
+    if not args_json:
+        return {}
+    try:
+        return json.loads(args_json)
+    except ValueError:
+        return args_json
+
+
+def _function_tool(
+    fields: Any,
+    tool: ExecutableTool,
+    call_id: CallIdFunction | None,
+    context: ContextFunction | None,
+    on_result: ResultHook | None,
+) -> FunctionTool:
+    name: str = fields["name"]
+    schema = fields["inputSchema"]
+
+    async def on_invoke_tool(ctx: ToolContext[Any], args_json: str) -> str:
+        call = ToolCall(name, ctx.tool_call_id, _input_of(args_json), ctx)
+        try:
+            result = await run_call(tool, call, call_id=call_id, context=context, on_result=on_result)
+        except NxAgentToolError as raised:
+            return model_text(raised)
+        if result["ok"]:
+            return json_text(result["output"])
+        return model_text(model_facing_error(name, result["error"]))
+
+    return FunctionTool(
+        name=name,
+        description=fields.get("description") or "",
+        params_json_schema=copy.deepcopy(schema),
+        on_invoke_tool=on_invoke_tool,
+        strict_json_schema=strict_schema_qualifies(schema),
+    )
+
+
+def to_function_tools(
+    tools: Iterable[Any],
+    *,
+    call_id: CallIdFunction | None = None,
+    context: ContextFunction | None = None,
+    on_result: ResultHook | None = None,
+    provider_tool: ProviderToolFunction | None = None,
+) -> list[Tool]:
+    """The tools (``create_agent_tools``/``load_agent``) as Agents SDK tools, in order.
+
+    ``call_id(call)`` chooses each call's ``callId`` (default: the SDK's tool-call id);
+    ``context(call)`` gives the host's context record; ``on_result({"name", "call_id",
+    "result"})`` is called (and awaited) once per executable call. Each is handed a
+    :class:`~nx_agent.adapters.calls.ToolCall` whose ``sdk_context`` is the SDK's ``ToolContext``.
+    A provider tool (web search) becomes what ``provider_tool(tool)`` answers (e.g.
+    ``agents.WebSearchTool(...)``), or is left out for ``None``; without ``provider_tool`` it
+    raises :class:`~nx_agent.tool_json.ToolExportError` naming the tool.
+    """
+    out: list[Tool] = []
+    for fields, tool in split_tools(tools):
+        if tool is None:
+            mapped = map_provider_tool(fields, provider_tool)
+            if mapped is not None:
+                out.append(mapped)
+            continue
+        out.append(_function_tool(fields, tool, call_id, context, on_result))
+    return out
