@@ -71,9 +71,13 @@ def validate_input(schema_answer: Mapping[str, Any], value: Any) -> list[Validat
     return [{"path": _pointer(e.instance_path), "message": e.message} for e in validator.iter_errors(value)]
 
 
+_META: list[Any] = []
+
+
 def check_schema(schema: Mapping[str, Any]) -> list[ValidationProblem]:
     """What is wrong with ``schema`` as a JSON Schema 2020-12 document (its meta-schema)."""
-    import jsonschema_rs
+    if not _META:
+        import jsonschema_rs
 
-    meta = jsonschema_rs.validator_for({"$ref": "https://json-schema.org/draft/2020-12/schema"})
-    return [{"path": _pointer(e.instance_path), "message": e.message} for e in meta.iter_errors(schema)]
+        _META.append(jsonschema_rs.validator_for({"$ref": "https://json-schema.org/draft/2020-12/schema"}))
+    return [{"path": _pointer(e.instance_path), "message": e.message} for e in _META[0].iter_errors(schema)]
