@@ -96,6 +96,14 @@ def _cmd_link(args: argparse.Namespace) -> None:
     print(_describe(_link_files(args.entry, args.modules, args.allow_version_mismatch)))
 
 
+def _cmd_serve(args: argparse.Namespace) -> None:
+    try:
+        from .mcp.command import run_serve
+    except ImportError as error:
+        raise NxError(f"serve needs the mcp extra: pip install 'nx-agent[mcp]' ({error})") from None
+    run_serve(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nx-agent", description="Read, link, explain and assemble NX IR images."
@@ -130,6 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="link even where a module's version differs from the one recorded",
     )
     link.set_defaults(run=_cmd_link)
+
+    serve = commands.add_parser(
+        "serve",
+        help="serve a stored agent's tools over MCP (stdio; streamable HTTP on loopback with --http)",
+        description="Serve the tools of a stored agent over MCP (needs nx-agent[mcp]). Contexts, tokens "
+        "and base URL overrides come from a host configuration: a JSON file named by --host-config or "
+        "NX_AGENT_HOST_CONFIG (see nx_agent.mcp.host_config); tokens also from NX_AGENT_TOKEN_<CONNECTION>.",
+    )
+    serve.add_argument("definition", help="the stored definition (JSON)")
+    serve.add_argument("images", nargs="+", help="the stored NX IR images")
+    serve.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any free port)")
+    serve.add_argument("--host-config", help="host configuration file (default: $NX_AGENT_HOST_CONFIG)")
+    serve.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    serve.set_defaults(run=_cmd_serve)
     return parser
 
 

@@ -1,0 +1,30 @@
+"""An agent's tools over MCP, with the official ``mcp`` SDK (the ``mcp`` extra; imported here only).
+
+- :func:`create_mcp_server` puts the tools ``load_agent``/``create_agent_tools`` answer behind the
+  SDK's low-level ``Server`` (:mod:`.server`; how tools and outputs read on each protocol version:
+  :mod:`.listing`);
+- :func:`serve_stdio` and :func:`serve_http` run it (:mod:`.transports`);
+- ``nx-agent serve`` (:mod:`.command`) does both from a stored definition and its images, with a
+  host configuration (:mod:`.host_config`) for contexts, tokens and base URL overrides.
+"""
+
+from .host_config import HostConfig, HostConfigError, load_host_config, read_host_config
+from .listing import listed_tool, structured_output
+from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server, request_id_call_id
+from .transports import serve_http, serve_stdio
+
+__all__ = [
+    "HostConfig",
+    "HostConfigError",
+    "McpCall",
+    "McpToolServer",
+    "ResultEvent",
+    "create_mcp_server",
+    "listed_tool",
+    "load_host_config",
+    "read_host_config",
+    "request_id_call_id",
+    "serve_http",
+    "serve_stdio",
+    "structured_output",
+]

@@ -1,0 +1,151 @@
+"""``nx-agent serve DEFINITION IMAGES...``: a stored agent's tools over MCP (stdio, or streamable
+HTTP on loopback with ``--http``), with the host configuration of :mod:`.host_config`.
+
+What the command does with a failed call's reason: the model is told what agent-package §7 allows,
+and the full result (code, message, diagnostics, limit) is logged on stderr (logger
+``nx_agent.mcp``), with the tool's name and the call id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..agent.compile import load_agent
+from ..agent.definition import is_http_tool
+from ..agent.diagnostics import NxAgentToolError
+from ..agent.limits import (
+    NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+    NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+    NX_AGENT_DEFAULT_MAX_OPERATIONS,
+)
+from .host_config import HostConfig, HostConfigError, load_host_config
+from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server
+from .transports import serve_http, serve_stdio
+
+__all__ = ["RoutedRequest", "build_server", "run_serve"]
+
+_log = logging.getLogger("nx_agent.mcp")
+
+
+class RoutedRequest:
+    """An async request function that sends a connection's requests to the base URL its host
+    configuration gives instead of the stored one (the rest of the URL as built), then hands the
+    call to ``inner``. A URL not under its stored base URL is refused, never sent elsewhere."""
+
+    def __init__(self, inner: Any, routes: Mapping[str, tuple[str, str]]) -> None:
+        self.inner = inner
+        #: connection name → (stored base URL, base URL to use)
+        self.routes = dict(routes)
+
+    async def __call__(self, call: Mapping[str, Any]) -> Any:
+        route = self.routes.get(call["connection"])
+        if route is not None:
+            stored, used = route
+            url: str = call["request"]["url"]
+            rest = url[len(stored):]
+            if not url.startswith(stored) or (rest and rest[0] not in "/?"):
+                raise NxAgentToolError("request-failed", "The request is not under its connection's base URL.")
+            call = {**call, "request": {**call["request"], "url": used + rest}}
+        return await self.inner(call)
+
+
+def _stored_bases(definition: Mapping[str, Any]) -> dict[str, str]:
+    bases: dict[str, str] = {}
+    for tool in definition.get("tools", []):
+        if is_http_tool(tool):
+            connection = tool["config"]["connection"]
+            bases[connection["name"]] = connection["baseUrl"]
+    return bases
+
+
+def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
+    bases = _stored_bases(definition)
+    unknown = sorted(set(config.connections) - set(bases))
+    if unknown:
+        raise HostConfigError(
+            f"host configuration: connection {', '.join(map(repr, unknown))} is not one of the definition's "
+            f"({', '.join(sorted(bases)) or 'none'})"
+        )
+    if not bases:
+        return None
+    try:
+        from ..http.client import async_request_with
+    except ImportError:
+        raise HostConfigError("the definition has HTTP tools: install nx-agent[http] (httpx)") from None
+    inner = async_request_with(config.token_for, timeout=config.timeout)
+    routes = {
+        name: (bases[name], connection.base_url)
+        for name, connection in config.connections.items()
+        if connection.base_url is not None
+    }
+    return RoutedRequest(inner, routes) if routes else inner
+
+
+def _log_result(event: ResultEvent) -> None:
+    result = event["result"]
+    if result["ok"]:
+        _log.info("call %s of %s: ok, usage %s", event["callId"], event["name"], json.dumps(result.get("usage", {})))
+    else:
+        _log.warning("call %s of %s failed: %s", event["callId"], event["name"], json.dumps(result["error"]))
+
+
+def build_server(definition_path: str, image_paths: Sequence[str], config: HostConfig, entry: str) -> McpToolServer:
+    """Load the stored agent and put its tools behind an MCP server, as ``serve`` does."""
+    text = Path(definition_path).read_text(encoding="utf-8")
+    try:
+        definition = json.loads(text)
+    except ValueError as error:
+        raise HostConfigError(f"{definition_path}: the definition is not JSON: {error}") from None
+    if not isinstance(definition, dict):
+        raise HostConfigError(f"{definition_path}: the definition is not a JSON object")
+    images = [Path(path).read_bytes() for path in image_paths]
+    limits = config.limits
+    agent = load_agent(
+        definition,
+        images,
+        entry=entry,
+        request=_request_function(definition, config),
+        max_operations=limits.get("max_operations", NX_AGENT_DEFAULT_MAX_OPERATIONS),
+        max_arguments_size=limits.get("max_arguments_size", NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE),
+        max_context_size=limits.get("max_context_size", NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE),
+    )
+
+    def call_id(call: McpCall) -> str:
+        return f"{config.call_id_prefix}:{call.sequence}:{call.request_id}"
+
+    from .. import __version__
+
+    return create_mcp_server(
+        agent,
+        name=str(definition.get("name") or "nx-agent"),
+        version=__version__,
+        call_id=call_id,
+        context=config.context,
+        on_result=_log_result,
+    )
+
+
+def run_serve(args: Any) -> None:
+    """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
+    ``host_config``, ``entry``)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
+    config = load_host_config(args.host_config)
+    tools = build_server(args.definition, args.images, config, args.entry)
+    for skipped in tools.skipped:
+        _log.info("tool %s (kind %s) is run by a model's provider: not served", skipped.name, skipped.kind)
+    names = ", ".join(tools.tools) or "none"
+    if args.http:
+
+        def ready(url: str) -> None:
+            print(f"nx-agent: serving {names} over streamable HTTP at {url}", file=sys.stderr, flush=True)
+
+        asyncio.run(serve_http(tools, port=args.port, on_ready=ready))
+    else:
+        _log.info("serving %s over stdio", names)
+        asyncio.run(serve_stdio(tools))

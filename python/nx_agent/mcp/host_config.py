@@ -1,0 +1,195 @@
+"""The host configuration of ``nx-agent serve``: what the host, never the model, supplies.
+
+A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` environment variable
+(every key optional)::
+
+    {
+      "context": {"$type": "ChatToolContext", "conversationId": "conv_9"},
+      "connections": {
+        "shop": {"tokenEnv": "SHOP_API_TOKEN"},
+        "billing": {"tokenFile": "/run/secrets/billing", "baseUrl": "https://billing.internal"},
+        "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": true}
+      },
+      "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000},
+      "timeout": 10,
+      "callIdPrefix": "svc-a"
+    }
+
+- ``context``: the tool context record handed to every call of a tool with context parameters
+  (the call's ``callId`` is set in it per call);
+- ``connections``: per connection name of the definition, where its bearer token comes from:
+  ``tokenEnv`` (an environment variable) or ``tokenFile`` (a file holding it); without either, the
+  variable ``NX_AGENT_TOKEN_<NAME>`` (name upper-cased, other characters than letters and digits
+  as ``_``) when it is set, else no ``authorization`` header. ``baseUrl`` sends the connection's
+  requests to another base URL than the stored one (a staging host, or a local server in tests):
+  the path and query built under the stored base are kept. An ``http:`` override needs
+  ``"allowInsecure": true``;
+- ``limits``: the per-call limits of ``create_agent_tools``;
+- ``timeout``: seconds for one HTTP exchange (default 10);
+- ``callIdPrefix``: each call's ``callId`` is ``<prefix>:<n>:<request id>`` (``n`` counts the
+  server's calls), unique across connections; the default prefix is random per run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import NxError
+
+__all__ = ["ENV_HOST_CONFIG", "ConnectionConfig", "HostConfig", "HostConfigError", "load_host_config", "token_env_name"]
+
+ENV_HOST_CONFIG = "NX_AGENT_HOST_CONFIG"
+_KEYS = {"context", "connections", "limits", "timeout", "callIdPrefix"}
+_CONNECTION_KEYS = {"tokenEnv", "tokenFile", "baseUrl", "allowInsecure"}
+_LIMITS = {"maxOperations": "max_operations", "maxArgumentsSize": "max_arguments_size", "maxContextSize": "max_context_size"}
+
+
+class HostConfigError(NxError):
+    """A host configuration that cannot be used; ``code`` is ``nx-agent-host-config``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.code = "nx-agent-host-config"
+
+
+def token_env_name(connection: str) -> str:
+    """The environment variable a connection's token is read from by default."""
+    return "NX_AGENT_TOKEN_" + re.sub(r"[^A-Za-z0-9]", "_", connection).upper()
+
+
+@dataclass(frozen=True)
+class ConnectionConfig:
+    """Where one connection's token comes from, and where its requests go."""
+
+    token: str | None = None
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """A read host configuration (see the module)."""
+
+    context: dict[str, Any] | None = None
+    connections: dict[str, ConnectionConfig] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)
+    timeout: float = 10.0
+    call_id_prefix: str = field(default_factory=lambda: secrets.token_hex(4))
+
+    def token_for(self, connection: str) -> str | None:
+        """The bearer token of ``connection`` (``None``: none)."""
+        configured = self.connections.get(connection)
+        if configured is not None and configured.token is not None:
+            return configured.token
+        return os.environ.get(token_env_name(connection)) or None
+
+
+def _fail(where: str, message: str) -> HostConfigError:
+    return HostConfigError(f"host configuration {where}: {message}")
+
+
+def _read_connection(where: str, name: str, value: object) -> ConnectionConfig:
+    here = f"{where}, connection '{name}'"
+    if not isinstance(value, Mapping):
+        raise _fail(here, "must be an object")
+    unknown = sorted(set(value) - _CONNECTION_KEYS)
+    if unknown:
+        raise _fail(here, f"unknown key {', '.join(map(repr, unknown))} (known: {', '.join(sorted(_CONNECTION_KEYS))})")
+    if "tokenEnv" in value and "tokenFile" in value:
+        raise _fail(here, "give tokenEnv or tokenFile, not both")
+    token: str | None = None
+    if "tokenEnv" in value:
+        variable = value["tokenEnv"]
+        if not isinstance(variable, str) or not variable:
+            raise _fail(here, "tokenEnv must name an environment variable")
+        token = os.environ.get(variable)
+        if not token:
+            raise _fail(here, f"the environment variable {variable} is not set")
+    elif "tokenFile" in value:
+        path = value["tokenFile"]
+        if not isinstance(path, str) or not path:
+            raise _fail(here, "tokenFile must be a path")
+        try:
+            token = Path(path).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise _fail(here, f"cannot read tokenFile: {error.strerror or error}") from None
+        if not token:
+            raise _fail(here, f"the tokenFile {path} is empty")
+    allow_insecure = value.get("allowInsecure", False)
+    if not isinstance(allow_insecure, bool):
+        raise _fail(here, "allowInsecure must be true or false")
+    base_url = value.get("baseUrl")
+    if base_url is not None:
+        base_url = _read_base_url(here, base_url, allow_insecure)
+    return ConnectionConfig(token=token, base_url=base_url)
+
+
+def _read_base_url(where: str, value: object, allow_insecure: bool) -> str:
+    import ada_url
+
+    if not isinstance(value, str) or not ada_url.check_url(value):
+        raise _fail(where, f"baseUrl {value!r} is not an absolute URL")
+    parsed = ada_url.URL(value)
+    if parsed.protocol not in ("https:", "http:") or parsed.search or parsed.hash or parsed.username or parsed.password:
+        raise _fail(where, f"baseUrl {value!r} must be an http(s) URL with no query, fragment or credentials")
+    if parsed.protocol == "http:" and not allow_insecure:
+        raise _fail(where, f"baseUrl {value!r} is not https; set \"allowInsecure\": true to allow it")
+    return parsed.href.rstrip("/")
+
+
+def read_host_config(document: object, where: str = "") -> HostConfig:
+    """A host configuration from its parsed JSON."""
+    where = where or "(given)"
+    if not isinstance(document, Mapping):
+        raise _fail(where, "must be a JSON object")
+    unknown = sorted(set(document) - _KEYS)
+    if unknown:
+        raise _fail(where, f"unknown key {', '.join(map(repr, unknown))} (known: {', '.join(sorted(_KEYS))})")
+    context = document.get("context")
+    if context is not None and not (isinstance(context, dict) and isinstance(context.get("$type"), str)):
+        raise _fail(where, "context must be an object with a string '$type'")
+    connections_value = document.get("connections", {})
+    if not isinstance(connections_value, Mapping):
+        raise _fail(where, "connections must be an object")
+    connections = {name: _read_connection(where, name, value) for name, value in connections_value.items()}
+    limits_value = document.get("limits", {})
+    if not isinstance(limits_value, Mapping):
+        raise _fail(where, "limits must be an object")
+    limits: dict[str, int] = {}
+    for key, limit in limits_value.items():
+        if key not in _LIMITS:
+            raise _fail(where, f"unknown limit {key!r} (known: {', '.join(_LIMITS)})")
+        if type(limit) is not int or limit < 0:
+            raise _fail(where, f"limit {key} must be a non-negative integer")
+        limits[_LIMITS[key]] = limit
+    timeout = document.get("timeout", 10.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise _fail(where, "timeout must be a positive number of seconds")
+    prefix = document.get("callIdPrefix")
+    if prefix is not None and (not isinstance(prefix, str) or not prefix):
+        raise _fail(where, "callIdPrefix must be a non-empty string")
+    config = HostConfig(context=context, connections=connections, limits=limits, timeout=float(timeout))
+    return config if prefix is None else replace(config, call_id_prefix=prefix)
+
+
+def load_host_config(path: str | None = None) -> HostConfig:
+    """The host configuration in ``path``, else in the file ``NX_AGENT_HOST_CONFIG`` names, else
+    the defaults (no context; tokens from ``NX_AGENT_TOKEN_<NAME>``)."""
+    path = path or os.environ.get(ENV_HOST_CONFIG) or None
+    if path is None:
+        return HostConfig()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise _fail(path, f"cannot be read: {error.strerror or error}") from None
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise _fail(path, f"is not JSON: {error}") from None
+    return read_host_config(document, path)
