@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +196,16 @@ def test_threads(benchmark: Any, threads: int, task: str) -> None:
         list(pool.map(function, range(threads)))  # start the workers before timing
         operations = benchmark(lambda: sum(pool.map(function, range(TASKS))))
     record(benchmark, "threads", engine, task=task, threads=threads, tasks=TASKS, operations=operations)
+
+
+@pytest.mark.benchmark(group="threads spin")
+def test_processes_control(benchmark: Any) -> None:
+    """The same `spin` work in 2 processes: what the machine offers two workers at the moment,
+    so the 2-thread figure can be read against it (a busy machine caps both)."""
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        list(pool.map(_nx_spin, range(2)))
+        operations = benchmark(lambda: sum(pool.map(_nx_spin, range(TASKS))))
+    record(benchmark, "threads", NX, task="spin", threads=2, processes=2, tasks=TASKS, operations=operations)
 
 
 # --- Budgets: each metered engine stops a loop its budget does not cover (no timing) ----------

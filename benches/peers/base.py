@@ -16,6 +16,8 @@ class Peer:
     name = ""
     #: The budget the peer runs under, or how it has none.
     budget = ""
+    #: Whether the peer runs under a budget that stops runaway work (counted steps or fuel).
+    metered = False
     #: Workload → what the peer cannot express, or which equivalent is measured instead.
     notes: dict[str, str] = {}
     #: Workload → the largest n the peer is run at (beyond it the report gives the note).

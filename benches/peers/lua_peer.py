@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lupa import LuaRuntime
+from lupa import LuaRuntime  # type: ignore[import-untyped]
 
 from . import workloads
 from .base import Peer
@@ -43,6 +43,7 @@ end
 class Lua(Peer):
     name = "Lua (lupa)"
     budget = "VM instruction count hook (`debug.sethook`, count = the budget); not charged inside C functions"
+    metered = True
     notes = {
         "find_plans": "the Lua table is turned into a list of dicts by the host (timed)",
     }

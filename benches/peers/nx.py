@@ -45,7 +45,7 @@ def corpus_images() -> dict[str, bytes]:
     tests = Path(__file__).resolve().parents[2] / "tests"
     if str(tests) not in sys.path:
         sys.path.insert(0, str(tests))
-    from corpus import image, programs
+    from corpus import image, programs  # type: ignore[import-not-found]
 
     found = [p for p in programs() if p.name == "agent-library"]
     if not found:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import simpleeval
+import simpleeval  # type: ignore[import-untyped]
 
 from .base import Peer, Refused
 

@@ -80,6 +80,7 @@ WAT = r"""
 class Wasm(Peer):
     name = "wasm (wasmtime, fuel)"
     budget = "fuel (about 1 unit per wasm instruction), set before each call"
+    metered = True
     notes = {
         "find_plans": "wasm cannot return records: the function returns the record's numbers "
         "and the host builds the dict",

@@ -1,0 +1,449 @@
+"""Run nx-agent beside its peers and write the report (markdown) the README's performance
+section takes.
+
+The one command, from the repository root:
+
+    python3 -m pip install -e ".[bench]" && python3 benches/report.py
+
+It runs `python3 -m pytest benches/test_peers.py --benchmark-json=<json>`, then renders
+`benches/REPORT.md` from that JSON with the machine it ran on. Options: `--output PATH` (the
+markdown), `--json PATH` (keep the raw pytest-benchmark JSON), `--from-json PATH` (render an
+earlier run without running anything), and anything after `--` goes to pytest (for example
+`-- -k find_plans`). Every figure is the median of its rounds; ratios are peer time / nx-agent time
+from the same run, so above 1 means nx-agent is faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+NX = "nx-agent"
+NX_EXECUTE = "nx-agent (tool.execute)"
+PYTHON = "Python (unsandboxed)"
+COLD_NX = "nx-agent (image bytes)"
+COLD_FLOOR = "python -c pass"
+PACKAGES = (
+    "nx-agent",
+    "common-expression-language",
+    "starlark-pyo3",
+    "lupa",
+    "wasmtime",
+    "simpleeval",
+    "pytest-benchmark",
+)
+#: The issue's targets.
+MAX_NS_PER_OPERATION = 10.0
+MIN_THREAD_SCALING = 1.8
+
+
+# --- Running -----------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    """The machine and software the run used."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    try:
+        import lupa  # type: ignore[import-untyped]
+
+        versions["lupa"] += f" ({lupa.LuaRuntime().lua_implementation})"
+    except ImportError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "system": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "packages": versions,
+    }
+
+
+def load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def run(json_path: Path, pytest_args: list[str]) -> None:
+    """Run the peer benchmarks into `json_path`, adding the machine and the load around the run."""
+    before = load_average()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(HERE / "test_peers.py"),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--benchmark-json={json_path}",
+        *pytest_args,
+    ]
+    subprocess.run(command, cwd=ROOT, check=True)
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    data["nx_run"] = {
+        "machine": machine(),
+        "started": started.isoformat(timespec="seconds"),
+        "seconds": round((datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()),
+        "load_before": before,
+        "load_after": load_average(),
+        "command": "python3 benches/report.py",
+    }
+    json_path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+# --- Rendering ---------------------------------------------------------------------------------
+
+
+class Results:
+    """The benchmarks of one run, looked up by workload, engine and n."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.rows = [b for b in data["benchmarks"] if "workload" in b.get("extra_info", {})]
+
+    def of(self, workload: str) -> list[dict[str, Any]]:
+        return [b for b in self.rows if b["extra_info"]["workload"] == workload]
+
+    def find(self, workload: str, engine: str, **match: Any) -> dict[str, Any] | None:
+        for b in self.of(workload):
+            info = b["extra_info"]
+            if info["engine"] == engine and all(info.get(k) == v for k, v in match.items()):
+                return b
+        return None
+
+    def engines(self, workload: str) -> list[str]:
+        seen: list[str] = []
+        for b in self.of(workload):
+            if b["extra_info"]["engine"] not in seen:
+                seen.append(b["extra_info"]["engine"])
+        return seen
+
+
+def median(bench: dict[str, Any]) -> float:
+    value: float = bench["stats"]["median"]
+    return value
+
+
+def duration(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.2f} µs"
+
+
+def ratio(value: float) -> str:
+    return f"{value:.2f}×" if value < 10 else f"{value:.0f}×"
+
+
+def table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def peer_notes() -> tuple[dict[str, dict[str, str]], dict[str, str], set[str]]:
+    """Each peer's notes per workload, its budget, and the metered peers, from the peer modules."""
+    from peers.cel_peer import Cel
+    from peers.lua_peer import Lua
+    from peers.python_floor import PythonFloor
+    from peers.simpleeval_peer import SimpleEval
+    from peers.starlark_peer import Starlark
+    from peers.wasm_peer import Wasm
+
+    classes = (PythonFloor, Cel, Starlark, Lua, Wasm, SimpleEval)
+    metered = {c.name for c in classes if c.metered}
+    return {c.name: c.notes for c in classes}, {c.name: c.budget for c in classes}, metered
+
+
+def render(data: dict[str, Any]) -> str:
+    results = Results(data)
+    notes, budgets, metered = peer_notes()
+    run_info = data.get("nx_run", {})
+    info = run_info.get("machine") or machine()
+    out = ["# nx-agent beside its peers", ""]
+    out += [
+        f"Generated by `{run_info.get('command', 'python3 benches/report.py')}` "
+        f"({run_info.get('started', data.get('datetime', '?'))}, {run_info.get('seconds', '?')} s). "
+        "Each figure is the median of its rounds. **Ratio = peer time / nx-agent time in the same "
+        "run**: above 1 means nx-agent is faster. Every engine's answer is asserted equal to NX's.",
+        "",
+        f"- CPU: {info['cpu']}, {info['cores']} logical cores; {info['system']}",
+        f"- Python: {info['python']}",
+        "- Packages: " + ", ".join(f"{k} {v}" for k, v in info["packages"].items()),
+    ]
+    if run_info.get("load_before") is not None:
+        out.append(
+            f"- Load average (1, 5, 15 min) before / after: {run_info['load_before']} / "
+            f"{run_info['load_after']} (a busy machine makes every figure noisy; the ratios less so)"
+        )
+    out.append("")
+    out += _targets(results, metered)
+    out += _find_plans(results, notes, metered)
+    out += _loop(results, notes, metered, "squares", "2. The squares of 0..n-1 as a list, under a budget")
+    out += _loop(results, notes, metered, "items", '3. Strings built in a loop: `"item " + i` for i in 0..n-1')
+    out += _cold_start(results)
+    out += _threads(results)
+    out += _budgets(budgets)
+    return "\n".join(out) + "\n"
+
+
+def _nx_cell(bench: dict[str, Any]) -> str:
+    operations = bench["extra_info"].get("operations")
+    cell = duration(median(bench))
+    if operations:
+        cell += f"; {operations:,} ops, {median(bench) / operations * 1e9:.1f} ns/op"
+    return cell
+
+
+def _find_plans(results: Results, notes: dict[str, dict[str, str]], metered: set[str]) -> list[str]:
+    out = [
+        "## 1. The small tool: `findPlans(teamSize=5)` per call from Python",
+        "",
+        "The corpus program `agent-library` (`main.nx`): one `Plan` record in a list, argument "
+        "conversion and the plain-Python result included. nx-agent calls `evaluate_function` "
+        "with `Limits(max_operations=1000)`; `tool.execute` is the same function as an agent tool "
+        "(input-size check, call, result and usage dict).",
+        "",
+    ]
+    ours = results.find("find_plans", NX)
+    if ours is None:
+        return out + ["(not run)", ""]
+    rows = []
+    for engine in results.engines("find_plans"):
+        bench = results.find("find_plans", engine)
+        assert bench is not None
+        time = median(bench)
+        cell = _nx_cell(bench) if engine.startswith(NX) else duration(time)
+        note = notes.get(engine, {}).get("find_plans", "")
+        budget = "yes" if engine.startswith(NX) or engine in metered else "no"
+        rows.append([engine, budget, cell, ratio(time / median(ours)), note])
+    return out + table(["engine", "budget", "per call", "ratio", "note"], rows) + [""]
+
+
+def _loop(
+    results: Results, notes: dict[str, dict[str, str]], metered: set[str], workload: str, title: str
+) -> list[str]:
+    out = [f"## {title}", ""]
+    sizes = sorted({b["extra_info"]["n"] for b in results.of(workload)})
+    if not sizes:
+        return out + ["(not run)", ""]
+    ours = {n: results.find(workload, NX, n=n) for n in sizes}
+    rows = []
+    for engine in results.engines(workload):
+        row = [engine, "yes" if engine == NX or engine in metered else "no"]
+        for n in sizes:
+            bench = results.find(workload, engine, n=n)
+            base = ours[n]
+            if bench is None:
+                row.append("not run (see below)")
+            elif engine == NX:
+                row.append(_nx_cell(bench))
+            elif base is None:
+                row.append(duration(median(bench)))
+            else:
+                row.append(f"{duration(median(bench))} ({ratio(median(bench) / median(base))})")
+        rows.append(row)
+    out += table(["engine", "budget"] + [f"n = {n:,}" for n in sizes], rows)
+    out += ["", "Peer cells: time (ratio to nx-agent at that n)."]
+    growth = [(n, ours[n]) for n in sizes if ours[n] is not None]
+    if len(growth) > 1:
+        steps = []
+        for (n1, b1), (n2, b2) in zip(growth, growth[1:]):
+            assert b1 is not None and b2 is not None
+            factor = median(b2) / median(b1)
+            exponent = math.log(factor) / math.log(n2 / n1)
+            steps.append(f"n {n1:,} → {n2:,} (×{n2 // n1:,}): time ×{factor:,.1f}, exponent {exponent:.2f}")
+        out += ["", "How nx-agent's time grows with n (exponent 1 = linear): " + "; ".join(steps) + "."]
+    out += ["", "nx-agent's time includes building the Python list of results."]
+    gaps = [f"- {engine}: {text}" for engine, per in notes.items() if (text := per.get(workload))]
+    if gaps:
+        out += ["", "What the peers cannot express here, and what is measured instead:", "", *gaps]
+    return out + [""]
+
+
+def _targets(results: Results, metered: set[str]) -> list[str]:
+    """The issue's target for workloads 1 and 2: ahead of every peer (the Python floor is not a
+    peer); the metered peers are the like-for-like comparison."""
+    behind: list[str] = []
+    cases = [("find_plans", None)] + sorted(
+        {("squares", b["extra_info"]["n"]) for b in results.of("squares")}, key=lambda c: c[1] or 0
+    )
+    for workload, n in cases:
+        match = {} if n is None else {"n": n}
+        ours = results.find(workload, NX, **match)
+        if ours is None:
+            continue
+        for bench in results.of(workload):
+            info = bench["extra_info"]
+            if info["engine"].startswith(NX) or info["engine"] == PYTHON or info.get("n") != n:
+                continue
+            if median(bench) < median(ours):
+                kind = "metered" if info["engine"] in metered else "unmetered"
+                where = workload if n is None else f"{workload} n = {n:,}"
+                behind.append(f"{where}: {info['engine']} ({kind}) {ratio(median(bench) / median(ours))}")
+    out = ["## Against the issue's targets", ""]
+    verdict = "met" if not behind else "not met; faster than nx-agent: " + "; ".join(behind)
+    out.append(f"- Ahead of every peer on workloads 1 and 2 (the Python floor is not a peer): {verdict}.")
+    squares = [b for b in results.of("squares") if b["extra_info"]["engine"] == NX]
+    if squares:
+        per_op = {b["extra_info"]["n"]: median(b) / b["extra_info"]["operations"] * 1e9 for b in squares}
+        worst = max(per_op.values())
+        verdict = "met" if worst <= MAX_NS_PER_OPERATION else "not met"
+        figures = ", ".join(f"{v:.1f} at n = {n:,}" for n, v in sorted(per_op.items()))
+        out.append(f"- At most {MAX_NS_PER_OPERATION:.0f} ns per operation on workload 2: {verdict} ({figures} ns/op).")
+    scaling = _scaling(results, "spin")
+    if scaling is not None:
+        verdict = "met" if scaling >= MIN_THREAD_SCALING else "not met"
+        control = _scaling(results, "spin", processes=True)
+        more = "" if control is None else f"; the same work in 2 processes scaled {control:.2f} in this run"
+        out.append(
+            f"- At least {MIN_THREAD_SCALING}× the 1-thread throughput with 2 threads on an "
+            f"evaluation-heavy call: {verdict} ({scaling:.2f}{more})."
+        )
+    return out + [""]
+
+
+def _pick(results: Results, task: str, threads: int, processes: bool = False) -> dict[str, Any] | None:
+    for b in results.of("threads"):
+        info = b["extra_info"]
+        if info.get("task") == task and info["threads"] == threads and ("processes" in info) == processes:
+            return b
+    return None
+
+
+def _scaling(results: Results, task: str, processes: bool = False) -> float | None:
+    one, two = _pick(results, task, 1), _pick(results, task, 2, processes)
+    return None if one is None or two is None else median(one) / median(two)
+
+
+def _cold_start(results: Results) -> list[str]:
+    out = [
+        "## 4. Cold start of a serverless function",
+        "",
+        "A fresh interpreter (`python -c`) per round: import, load the bundled example "
+        "(`nx_agent.examples`: plans filtered by seats), first call `findPlans(5)`, print the "
+        "result as JSON; the answer is checked. The peers load the same example written for them.",
+        "",
+    ]
+    ours = results.find("cold_start", COLD_NX)
+    floor = results.find("cold_start", COLD_FLOOR)
+    if ours is None or floor is None:
+        return out + ["(not run)", ""]
+    rows = []
+    for engine in results.engines("cold_start"):
+        bench = results.find("cold_start", engine)
+        assert bench is not None
+        time = median(bench)
+        rows.append(
+            [
+                engine,
+                duration(time),
+                duration(max(time - median(floor), 0.0)),
+                ratio(time / median(ours)),
+                bench["extra_info"].get("note", ""),
+            ]
+        )
+    return out + table(["engine", "process", "over `python -c pass`", "ratio", "what it does"], rows) + [""]
+
+
+def _threads(results: Results) -> list[str]:
+    out = [
+        "## 5. Throughput from 1 and 2 threads sharing one program",
+        "",
+        "The same work (8 tasks) through a `ThreadPoolExecutor` of 1 and of 2 threads. `spin`: one "
+        "evaluation of a loop over 200,000 items that computes `i * i < 0` and returns an empty "
+        "list (evaluation dominates; the GIL is released while NX runs). `find_plans`: 500 tiny "
+        "calls per task. Scaling = 1-thread time / 2-worker time. The control row runs the `spin` "
+        "work in 2 processes instead: where it is well under 2, the machine (not the GIL) is the "
+        "limit.",
+        "",
+    ]
+    rows = []
+
+    for task, label, processes in (
+        ("spin", "threads", False),
+        ("spin", "processes (control)", True),
+        ("find_plans", "threads", False),
+        ("spin-python", "threads", False),
+    ):
+        one, two = _pick(results, task, 1), _pick(results, task, 2, processes)
+        if one is None or two is None:
+            continue
+        scaling = median(one) / median(two)
+        target = ""
+        if task == "spin" and not processes:
+            target = "met" if scaling >= MIN_THREAD_SCALING else "not met"
+            target = f"target ≥ {MIN_THREAD_SCALING}: {target}"
+        elif processes:
+            target = "the same work in 2 processes: what the machine gives two workers now"
+        elif task == "spin-python":
+            target = "contrast: plain Python holds the GIL"
+        engine = one["extra_info"]["engine"]
+        rows.append([f"{engine} `{task}`, 2 {label}", duration(median(one)), duration(median(two)), f"{scaling:.2f}", target])
+    if not rows:
+        return out + ["(not run)", ""]
+    return out + table(["work", "1 thread", "2 workers", "scaling", ""], rows) + [""]
+
+
+def _budgets(budgets: dict[str, str]) -> list[str]:
+    out = ["## Budgets", "", f"- {NX}: operations (`Limits(max_operations=...)`), charged in proportion to the work, deterministic"]
+    out += [f"- {engine}: {budget}" for engine, budget in budgets.items()]
+    out += [
+        "",
+        "Loops run with a budget of 400 n + 1,000 in each metered engine's unit (NX operations, Lua "
+        "instructions, wasm fuel); `test_budgets_refuse` shows each of them stopping a loop its "
+        "budget does not cover.",
+    ]
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--output", type=Path, default=HERE / "REPORT.md")
+    parser.add_argument("--json", type=Path, help="keep the pytest-benchmark JSON here")
+    parser.add_argument("--from-json", type=Path, help="render an earlier run; run nothing")
+    parser.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
+    options = parser.parse_args(argv)
+    if options.from_json:
+        data = json.loads(options.from_json.read_text(encoding="utf-8"))
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            json_path = options.json or Path(folder) / "peers.json"
+            run(json_path, options.pytest_args)
+            data = json.loads(json_path.read_text(encoding="utf-8"))
+    options.output.write_text(render(data), encoding="utf-8")
+    print(f"wrote {options.output}")
+
+
+if __name__ == "__main__":
+    main()
