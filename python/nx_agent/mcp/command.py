@@ -90,9 +90,9 @@ def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
 def _log_result(event: ResultEvent) -> None:
     result = event["result"]
     if result["ok"]:
-        _log.info("call %s of %s: ok, usage %s", event["callId"], event["name"], json.dumps(result.get("usage", {})))
+        _log.info("call %s of %s: ok, usage %s", event["call_id"], event["name"], json.dumps(result.get("usage", {})))
     else:
-        _log.warning("call %s of %s failed: %s", event["callId"], event["name"], json.dumps(result["error"]))
+        _log.warning("call %s of %s failed: %s", event["call_id"], event["name"], json.dumps(result["error"]))
 
 
 def build_server(definition_path: str, image_paths: Sequence[str], config: HostConfig, entry: str) -> McpToolServer:

@@ -8,7 +8,7 @@
    ``invalid-input`` result and the tool does not run;
 3. runs ``aexecute`` with ``callId = call_id(call)`` (default: the MCP request id as text) and
    ``context = context(call)`` (default: none);
-4. hands ``{"name", "callId", "result"}`` to ``on_result`` (awaited; once per call that reached
+4. hands ``{"name", "call_id", "result"}`` to ``on_result`` (awaited; once per call that reached
    step 3, success or failure), where the host reads the full reason of a failure;
 5. answers ``structuredContent`` and the output as JSON text on success, and on failure an
    ``isError`` result whose text is the model-facing error of agent-package §7
@@ -33,6 +33,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from ..adapters.calls import ToolResultEvent
 from ..adapters.policy import model_facing_error, model_text
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.execute import AgentTool
@@ -62,12 +63,17 @@ class McpCall:
     request_context: Any
 
 
-ResultEvent = dict[str, Any]
-"""What ``on_result`` receives: ``{"name", "callId", "result"}`` (the full result of the call)."""
+ResultEvent = ToolResultEvent
+"""What ``on_result`` receives: ``{"name", "call_id", "result"}`` (the full result of the call), as
+the SDK adapters' hook does."""
 
-CallIdFunction = Callable[[McpCall], str]
+CallIdFunction = Callable[[McpCall], Union[str, Awaitable[str]]]
 ContextFunction = Callable[[McpCall], Any]
-OnResult = Callable[[ResultEvent], Union[None, Awaitable[None]]]
+OnResult = Callable[[ResultEvent], Any]
+
+
+async def _settled(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
 
 
 def request_id_call_id(call: McpCall) -> str:
@@ -158,21 +164,19 @@ class McpToolServer:
             protocol_version=ctx.protocol_version,
             request_context=ctx,
         )
-        call_id = self._call_id(call)
+        call_id = await _settled(self._call_id(call))
         validator = self._validators.get(tool.name)
         result: ToolResult
         if validator is not None and not validator.is_valid(arguments):
             problems = [(_pointer(e.instance_path), e.message) for e in validator.iter_errors(arguments)]
             result = _schema_refusal(tool.name, problems)
         else:
-            context = self._context(call) if self._context is not None else None
+            context = await _settled(self._context(call)) if self._context is not None else None
             result = await tool.aexecute(arguments, call_id=call_id, context=context)  # type: ignore[attr-defined]
         shown: NxAgentToolError | None = None
         if self._on_result is not None:
             try:
-                answered = self._on_result({"name": tool.name, "callId": call_id, "result": result})
-                if inspect.isawaitable(answered):
-                    await answered
+                await _settled(self._on_result({"name": tool.name, "call_id": call_id, "result": result}))
             except NxAgentToolError as error:
                 shown = error
         if shown is None:

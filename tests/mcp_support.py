@@ -1,0 +1,129 @@
+"""What the MCP tests share: the stored support agent on disk, a loopback shop, `nx-agent serve` as a
+subprocess (stdio through the SDK's own stdio client, or streamable HTTP on a free loopback port).
+
+Expected values: the tools' fields are the stored definition's (agent-package §2.2: MCP serves them
+as stored); `find_plans(5)` is the NX function `findPlans` of the bundled example
+(`<Plan name="Team" seats=teamSize monthlyPrice=20 />`); the model-facing sentences are §7's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from http_server import Recorder, make_handler
+
+from nx_agent import examples
+from nx_agent.agent import compile_agent
+
+PLANS_5 = [{"$type": "Plan", "name": "Team", "seats": 5, "monthlyPrice": 20}]
+SHOP_TOKEN = "tok-shop-test"
+STARTUP_SECONDS = 60.0
+
+
+def write_support_agent(directory: Path) -> tuple[Path, list[Path], dict[str, Any]]:
+    """The bundled support agent compiled and stored as files: the definition and its images."""
+    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
+    definition = directory / "support.json"
+    definition.write_text(compiled.definition_text, encoding="utf-8")
+    images = []
+    for index, data in enumerate(compiled.images.values()):
+        path = directory / f"image{index}.nxir"
+        path.write_bytes(data)
+        images.append(path)
+    return definition, images, compiled.definition
+
+
+def write_config(directory: Path, name: str, document: dict[str, Any]) -> Path:
+    path = directory / name
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def shop_config(shop_url: str, **extra: Any) -> dict[str, Any]:
+    """A host configuration sending the `shop` connection to the loopback shop, token from the environment."""
+    return {
+        "connections": {"shop": {"tokenEnv": "TEST_SHOP_TOKEN", "baseUrl": shop_url, "allowInsecure": True}},
+        "callIdPrefix": "test",
+        **extra,
+    }
+
+
+def server_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["TEST_SHOP_TOKEN"] = SHOP_TOKEN
+    env.pop("NX_AGENT_HOST_CONFIG", None)
+    return env
+
+
+def serve_args(definition: Path, images: list[Path], config: Path | None) -> list[str]:
+    args = ["-m", "nx_agent", "serve", str(definition), *map(str, images)]
+    if config is not None:
+        args += ["--host-config", str(config)]
+    return args
+
+
+@contextmanager
+def loopback_shop() -> Iterator[tuple[str, Recorder]]:
+    """The echoing loopback HTTP server of `http_server.py`, for a whole module."""
+    recorder = Recorder()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(recorder))
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", recorder
+    finally:
+        recorder.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@contextmanager
+def http_server(definition: Path, images: list[Path], config: Path | None) -> Iterator[str]:
+    """`nx-agent serve --http --port 0` as a subprocess; yields the URL it prints once ready."""
+    process = subprocess.Popen(
+        [sys.executable, *serve_args(definition, images, config), "--http", "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=server_env(),
+    )
+    assert process.stderr is not None
+    lines: list[str] = []
+    url: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if " over streamable HTTP at " in line and not url:
+                url.append(line.rsplit(" at ", 1)[1].strip())
+                found.set()
+        found.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not found.wait(0.05) and time.monotonic() < deadline:
+            pass
+        assert url, f"the server did not start: {''.join(lines)}"
+        yield url[0]
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
