@@ -2,7 +2,8 @@
 
 Each distinct schema is compiled once: a validator is kept per schema object (held, so its
 ``id`` stays unique) and per schema text, so neither the same answer nor an equal copy of it is
-ever compiled twice.
+ever compiled twice. Schemas are treated as immutable: change a schema and pass the changed copy,
+not the same object changed in place.
 """
 
 from __future__ import annotations
