@@ -143,8 +143,8 @@ def test_e7_declaration_span() -> None:
     text = module("tools.nx", body)
     answer = function_schema(program(text, sources={"tools.nx": E7_SOURCE}), {"module": "tools.nx", "name": "findPlans"})
     declaration = answer["declaration"]
-    assert declaration["start_line"] == 4 and declaration["end_line"] == 8
-    assert declaration["start_byte"] == E7_SOURCE.index("let findPlans")
+    assert declaration["startLine"] == 4 and declaration["endLine"] == 8
+    assert declaration["startByte"] == E7_SOURCE.index("let findPlans")
     stripped = module("tools.nx", body.replace(" @1:1-1:28", "").replace(" @4:1-8:2", ""))
     assert "declaration" not in function_schema(program(stripped), {"module": "tools.nx", "name": "findPlans"})
 
@@ -611,7 +611,7 @@ def test_e48_function_typed_parameter() -> None:
     assert problem["code"] == "schema-inexpressible-type"
     assert "`template`" in problem["message"] and "<function Item:string />: string" in problem["message"]
     [label] = problem["labels"]
-    assert label["file"] == "main.nx" and label["span"]["start_line"] == 1
+    assert label["file"] == "main.nx" and label["span"]["startLine"] == 1
 
 
 def test_e49_reached_through_a_field() -> None:

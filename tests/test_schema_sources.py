@@ -82,7 +82,7 @@ COMPILER_ANSWER: dict[str, Any] = {
         },
     },
     "resultType": "Plan*",
-    "declaration": {"start_byte": 0, "end_byte": 10, "start_line": 1, "start_column": 1, "end_line": 1, "end_column": 11},
+    "declaration": {"startByte": 0, "endByte": 10, "startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 11},
     "diagnostics": [],
 }
 

@@ -142,8 +142,8 @@ def model_for(program: Program) -> ProgramModel:
 
 
 def text_span(source: str, start: int, end: int) -> dict[str, int]:
-    """A byte span as the compiler reports it: bytes, then one-based lines and columns (columns
-    count characters)."""
+    """A byte span as the compiler's JSON answers carry it (``NxAgentTextSpan``): ``startByte``,
+    ``endByte``, then one-based lines and columns (columns count characters)."""
     data = source.encode("utf-8")
 
     def line_column(offset: int) -> tuple[int, int]:
@@ -156,10 +156,10 @@ def text_span(source: str, start: int, end: int) -> dict[str, int]:
     start_line, start_column = line_column(start)
     end_line, end_column = line_column(end)
     return {
-        "start_byte": start,
-        "end_byte": end,
-        "start_line": start_line,
-        "start_column": start_column,
-        "end_line": end_line,
-        "end_column": end_column,
+        "startByte": start,
+        "endByte": end,
+        "startLine": start_line,
+        "startColumn": start_column,
+        "endLine": end_line,
+        "endColumn": end_column,
     }
