@@ -68,3 +68,15 @@ def test_host_codes_keep_the_hosts_words(code: str) -> None:
     assert (shown.code, shown.message) == (code, "As the host wrote it.")
     assert shown.limit == {"name": "x"}
     assert model_text(shown) == "NxAgentToolError: As the host wrote it."
+
+
+def test_the_shared_adapter_modules_import_no_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nx_agent, nx_agent.adapters.policy, nx_agent.adapters.calls; "
+        "print(sorted(m for m in ('agents', 'pydantic_ai', 'openai', 'httpx', 'mcp') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"
