@@ -1,0 +1,181 @@
+"""The host configuration of `nx-agent serve` (`nx_agent.mcp.host_config`), the command's errors, and
+a host context served over stdio to the corpus `agent-tool-context` program's tools.
+
+Expected values: the configuration rules are the ones `nx_agent.mcp.host_config` documents;
+`who_am_i` answers the context's `conversationId` and `call_id_of` the call's id (the corpus
+sources: `whoAmI(context) = context.conversationId`, `callIdOf(context) = context.callId`,
+`seatCount(teamSize) = teamSize`); §7 gives the sentence for a missing context.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from corpus import image, programs
+from mcp import Client, StdioServerParameters
+from mcp_support import serve_args, server_env, write_config, write_support_agent
+from nx_agent.agent import compile_agent
+from nx_agent.mcp import HostConfigError, load_host_config, read_host_config
+from nx_agent.mcp.command import RoutedRequest
+
+PROGRAMS = {program.name: program for program in programs()}
+needs_corpus = pytest.mark.skipif("agent-tool-context" not in PROGRAMS, reason="no corpus: see tests/corpus.py")
+
+
+def test_defaults_read_tokens_from_the_conventional_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NX_AGENT_HOST_CONFIG", raising=False)
+    monkeypatch.setenv("NX_AGENT_TOKEN_SHOP_EU", "tok-eu")
+    config = load_host_config()
+    assert config.context is None and config.limits == {} and config.timeout == 10.0
+    assert config.token_for("shop-eu") == "tok-eu"
+    assert config.token_for("billing") is None
+    assert re.fullmatch(r"[0-9a-f]{8}", config.call_id_prefix)
+
+
+def test_a_configuration_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = tmp_path / "billing-token"
+    secret.write_text("tok-billing\n", encoding="utf-8")
+    monkeypatch.setenv("SHOP_API_TOKEN", "tok-shop")
+    document = {
+        "context": {"$type": "ChatToolContext", "conversationId": "conv_9"},
+        "connections": {
+            "shop": {"tokenEnv": "SHOP_API_TOKEN", "baseUrl": "https://staging.example.com/api/"},
+            "billing": {"tokenFile": str(secret)},
+            "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": True},
+        },
+        "limits": {"maxOperations": 500, "maxContextSize": 2000},
+        "timeout": 2.5,
+        "callIdPrefix": "svc-a",
+    }
+    monkeypatch.setenv("NX_AGENT_HOST_CONFIG", str(write_config(tmp_path, "host.json", document)))
+    config = load_host_config()
+    assert config.context == document["context"]
+    assert (config.token_for("shop"), config.token_for("billing"), config.token_for("local")) == ("tok-shop", "tok-billing", None)
+    assert config.connections["shop"].base_url == "https://staging.example.com/api"
+    assert config.connections["local"].base_url == "http://127.0.0.1:8080"
+    assert config.limits == {"max_operations": 500, "max_context_size": 2000}
+    assert (config.timeout, config.call_id_prefix) == (2.5, "svc-a")
+
+
+@pytest.mark.parametrize(
+    ("document", "says"),
+    [
+        ([], "must be a JSON object"),
+        ({"contexts": {}}, "unknown key 'contexts'"),
+        ({"context": {"conversationId": "c"}}, "context must be an object with a string '$type'"),
+        ({"connections": {"shop": {"baseUrl": "http://127.0.0.1:1"}}}, "is not https"),
+        ({"connections": {"shop": {"baseUrl": "https://x.example/?q=1"}}}, "no query, fragment or credentials"),
+        ({"connections": {"shop": {"baseUrl": "not a url"}}}, "is not an absolute URL"),
+        ({"connections": {"shop": {"tokenEnv": "NX_TEST_UNSET_VARIABLE"}}}, "NX_TEST_UNSET_VARIABLE is not set"),
+        ({"connections": {"shop": {"token": "inline"}}}, "unknown key 'token'"),
+        ({"limits": {"maxOperations": -1}}, "must be a non-negative integer"),
+        ({"limits": {"maxSteps": 3}}, "unknown limit 'maxSteps'"),
+        ({"timeout": 0}, "timeout must be a positive number"),
+        ({"callIdPrefix": ""}, "callIdPrefix must be a non-empty string"),
+    ],
+)
+def test_a_configuration_that_cannot_be_used(document: Any, says: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NX_TEST_UNSET_VARIABLE", raising=False)
+    with pytest.raises(HostConfigError) as raised:
+        read_host_config(document, "host.json")
+    assert says in str(raised.value) and raised.value.code == "nx-agent-host-config"
+
+
+def test_a_routed_request_keeps_the_path_and_refuses_what_is_not_under_the_base() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def inner(call: dict[str, Any]) -> dict[str, Any]:
+        sent.append(call)
+        return {"status": 200}
+
+    routed = RoutedRequest(inner, {"shop": ("https://api.example.com/v1", "http://127.0.0.1:9")})
+    call = {"connection": "shop", "request": {"method": "GET", "url": "https://api.example.com/v1/orders/A%201?x=1", "headers": {}}}
+    assert anyio.run(routed, call) == {"status": 200}
+    assert sent[0]["request"]["url"] == "http://127.0.0.1:9/orders/A%201?x=1"
+    assert call["request"]["url"] == "https://api.example.com/v1/orders/A%201?x=1"  # the call handed in is not changed
+    other = {"connection": "shop", "request": {"method": "GET", "url": "https://api.example.com/v10/x", "headers": {}}}
+    with pytest.raises(Exception) as raised:
+        anyio.run(routed, other)
+    assert getattr(raised.value, "code", None) == "request-failed" and len(sent) == 1
+
+
+def serve_fails(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "nx_agent", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env or server_env(),
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stderr
+
+
+def test_serve_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
+    definition, images, _ = write_support_agent(tmp_path)
+    code, err = serve_fails(str(tmp_path / "missing.json"), *map(str, images))
+    assert code == 1 and "missing.json" in err and "Traceback" not in err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    code, err = serve_fails(str(broken), *map(str, images))
+    assert code == 1 and "the definition is not JSON" in err and "Traceback" not in err
+    config = write_config(tmp_path, "host.json", {"connections": {"billing": {}}})
+    code, err = serve_fails(str(definition), *map(str, images), "--host-config", str(config))
+    assert code == 1 and "connection 'billing' is not one of the definition's (shop)" in err
+    assert "[nx-agent-host-config]" in err and "Traceback" not in err
+
+
+CONTEXT_DESCRIPTIONS = {
+    "modules": {
+        "main.nx": {
+            "functions": {
+                "whoAmI": {"description": "Says which conversation the call belongs to."},
+                "callIdOf": {"description": "Echoes the call's id; any host context will do."},
+                "seatCount": {"description": "Counts the seats a team needs, up to a cap."},
+            }
+        }
+    }
+}
+
+
+@needs_corpus
+def test_the_host_context_reaches_the_tools_over_stdio(tmp_path: Path) -> None:
+    program = PROGRAMS["agent-tool-context"]
+    compiled = compile_agent(
+        {identity: image(program, module) for identity, module in program.modules.items()},
+        descriptions=CONTEXT_DESCRIPTIONS,
+        tool_context_type={"module": "context.nx", "name": "ChatToolContext"},
+    )
+    definition = tmp_path / "agent.json"
+    definition.write_text(compiled.definition_text, encoding="utf-8")
+    images = []
+    for index, data in enumerate(compiled.images.values()):
+        images.append(tmp_path / f"{index}.nxir")
+        images[-1].write_bytes(data)
+    with_context = write_config(
+        tmp_path, "host.json", {"context": {"$type": "ChatToolContext", "conversationId": "conv_9"}, "callIdPrefix": "run1"}
+    )
+
+    async def scenario(config: Path | None) -> list[Any]:
+        params = StdioServerParameters(command=sys.executable, args=serve_args(definition, images, config), env=server_env())
+        async with Client(params) as client:
+            answers = []
+            for name, arguments in (("who_am_i", {}), ("call_id_of", {}), ("seat_count", {"teamSize": 4})):
+                result = await client.call_tool(name, arguments)
+                answers.append(result.structured_content if not result.is_error else result.content[0].text)  # type: ignore[union-attr]
+            return answers
+
+    who, call_id, seats = anyio.run(scenario, with_context)
+    assert who == "conv_9" and seats == 4
+    assert re.fullmatch(r"run1:2:\d+", call_id), call_id
+    # With no context configured, a tool that needs one is not available (§7), and one that does not still runs.
+    who, _, seats = anyio.run(scenario, None)
+    assert who == "NxAgentToolError: Tool 'who_am_i' is not available for this call." and seats == 4
