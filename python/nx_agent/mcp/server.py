@@ -8,8 +8,8 @@
    ``invalid-input`` result and the tool does not run;
 3. runs ``aexecute`` with ``callId = call_id(call)`` (default: the MCP request id as text) and
    ``context = context(call)`` (default: none);
-4. hands ``{"name", "call_id", "result"}`` to ``on_result`` (awaited; once per call that reached
-   step 3, success or failure), where the host reads the full reason of a failure;
+4. hands ``{"name", "call_id", "result"}`` to ``on_result`` (awaited; once per call of a served
+   tool, success or failure, a schema refusal included), where the host reads a failure's full reason;
 5. answers ``structuredContent`` and the output as JSON text on success, and on failure an
    ``isError`` result whose text is the model-facing error of agent-package §7
    (:func:`nx_agent.adapters.policy.model_facing_error`): the reason for ``invalid-input`` and a
