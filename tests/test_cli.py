@@ -37,7 +37,7 @@ def test_assemble_explain_and_link_files(tmp_path: Path, capsys: pytest.CaptureF
 def test_failures_are_reported_with_their_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.nxir"
     bad.write_bytes(b"not an image")
-    assert cli.main(["explain", str(bad)]) == 1
+    assert cli.main(["explain", str(bad)]) == 3
     assert "[nx-ir-format]" in capsys.readouterr().err
 
 

@@ -1,169 +1,105 @@
-"""The ``nx-agent`` command line (also ``python -m nx_agent``)."""
+"""The ``nx-agent`` command line (also ``python -m nx_agent``).
+
+One module per command group: :mod:`.demo`, :mod:`.images` (``explain``, ``assemble``, ``link``,
+``run``), :mod:`.agents` (``compile``, ``tools``, ``call``) and :mod:`.serve`; :mod:`.inputs` reads
+files and JSON, :mod:`.output` prints and holds the exit codes. ``--help`` imports no adapter and no
+optional dependency.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
-from . import examples, ir
-from .errors import NxError
+from ..agent.diagnostics import NxAgentError
+from ..agent.limits import AgentOptionError
+from ..errors import NxError, NxIrError
+from . import agents, demo, images, serve
+from .output import (
+    EXIT_FAILED,
+    EXIT_INPUT,
+    EXIT_MISSING_EXTRA,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Output,
+)
 
+__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_MISSING_EXTRA", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
-def _read_module(path: str) -> ir.PreparedModule:
-    return ir.prepare_module(Path(path).read_bytes())
+EPILOG = f"""\
+output:
+  Text for people by default, coloured only when stdout is a terminal and NO_COLOR is unset;
+  --json (before or after the command) prints one JSON document on stdout instead. Errors go to
+  stderr with their diagnostic code and the file or option they are about (with --json, as
+  {{"error": {{"code", "message", "path", "diagnostics"}}}}).
 
+exit codes:
+  {EXIT_OK}  done
+  {EXIT_FAILED}  the evaluation (run) or the tool call (call) failed with a code
+  {EXIT_USAGE}  usage error: unknown command or option, missing argument, bad limit
+  {EXIT_INPUT}  bad input: missing or unreadable file, damaged image, bad JSON, images that do not
+     link, unknown function or tool, an agent or definition with diagnostics
+  {EXIT_MISSING_EXTRA}  an optional extra is missing (nx-agent[http] for http tools, nx-agent[mcp] for serve)
 
-def _link_files(entry_path: str, others: Sequence[str], allow_mismatch: bool) -> ir.Program:
-    entry = _read_module(entry_path)
-    modules = {m.identity: m for m in map(_read_module, others)}
-    return ir.link_program(entry, modules, allow_version_mismatch=allow_mismatch)
+environment:
+  NO_COLOR                     set (not empty): no colour
+  NX_AGENT_TOKEN_<CONNECTION>  bearer token of an http tool's connection (call, serve)
+  NX_AGENT_HOST_CONFIG         serve's host configuration file
 
-
-def _describe(program: ir.Program) -> str:
-    lines = []
-    for module in program.modules:
-        version = f' version "{module.version}"' if module.version else ""
-        functions = ", ".join(module.functions) or "-"
-        lines.append(f"{module.identity}{version}: {module.size} bytes; functions {functions}")
-    return "\n".join(lines)
-
-
-def _local_shop(call: dict[str, Any]) -> dict[str, Any]:
-    """The demo's request function: it answers on this machine, as the shop's API would."""
-    request = call["request"]
-    print(f"  request function handed: {request['method']} {request['url']}")
-    order = call["arguments"]["pathParams"][0]["value"]
-    return {"status": 200, "body": {"orderId": order, "state": "shipped"}}
-
-
-def _show_call(tool: Any, input: dict[str, Any], call_id: str) -> None:
-    print(f"{tool.name}({json.dumps(input)})  [call {call_id}]")
-    result = tool.execute(input, call_id=call_id)
-    if result["ok"]:
-        print(f"  output: {json.dumps(result['output'], ensure_ascii=False)}")
-    else:
-        print(f"  error: {result['error']['code']}: {result['error']['message']}")
-    usage = result.get("usage", {})
-    print(f"  usage: {usage.get('operations')} operations, input size {usage.get('inputSize')}")
-
-
-def _cmd_demo(args: argparse.Namespace) -> None:
-    if args.ir:
-        _demo_ir()
-        return
-    from .agent import compile_agent, load_agent
-
-    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
-    print(f"Compiled the support agent; store its definition and {len(compiled.images)} images "
-          f"({', '.join(compiled.images)}). The definition:")
-    print(json.dumps(compiled.definition, indent=2, ensure_ascii=False))
-    print()
-    agent = load_agent(compiled.definition_text, compiled.images, request=_local_shop)
-    print(f"Loaded from what was stored: tools {', '.join(tool.name for tool in agent)}.")
-    _show_call(agent["find_plans"], {"teamSize": 5}, "demo:1")
-    _show_call(agent["lookup_order"], {"orderId": "A 1"}, "demo:2")
-
-
-def _demo_ir() -> None:
-    program = examples.link_example()
-    print(f"linked {len(program.modules)} modules:")
-    print(_describe(program))
-    result = ir.evaluate_function(program, "findPlans", [5], max_operations=10_000)
-    names = ", ".join(plan["name"] for plan in result.value)
-    print(f"findPlans(teamSize=5) -> {names} ({result.usage['operations']} operations)")
-    print()
-    print(program.entry.explain(), end="")
-
-
-def _cmd_explain(args: argparse.Namespace) -> None:
-    print(ir.explain(Path(args.image).read_bytes()), end="")
-
-
-def _cmd_assemble(args: argparse.Namespace) -> None:
-    text = Path(args.text).read_text(encoding="utf-8")
-    source = Path(args.source).read_text(encoding="utf-8") if args.source else None
-    image = ir.assemble(text, source=source, version=args.version)
-    ir.prepare_module(image)
-    Path(args.output).write_bytes(image)
-    print(f"{args.output}: {len(image)} bytes")
-
-
-def _cmd_link(args: argparse.Namespace) -> None:
-    print(_describe(_link_files(args.entry, args.modules, args.allow_version_mismatch)))
-
-
-def _cmd_serve(args: argparse.Namespace) -> None:
-    try:
-        from .mcp.command import run_serve
-    except ImportError as error:
-        raise NxError(f"serve needs the mcp extra: pip install 'nx-agent[mcp]' ({error})") from None
-    run_serve(args)
+Start with: nx-agent demo
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand."""
     parser = argparse.ArgumentParser(
-        prog="nx-agent", description="Read, link, explain and assemble NX IR images."
+        prog="nx-agent",
+        description="Compile, inspect and run NX agents and NX IR images.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    demo = commands.add_parser(
-        "demo", help="compile the bundled support agent, print its definition and run two of its tools"
+    parser.add_argument("--json", action="store_true", help="print one JSON document for programs")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document for programs"
     )
-    demo.add_argument(
-        "--ir", action="store_true", help="instead: assemble, link, run and explain the bundled IR example"
-    )
-    demo.set_defaults(run=_cmd_demo)
-
-    explain = commands.add_parser("explain", help="print an image as `nxlang ir explain` does")
-    explain.add_argument("image", help="an NX IR image file")
-    explain.set_defaults(run=_cmd_explain)
-
-    assemble = commands.add_parser("assemble", help="build an image from explain text")
-    assemble.add_argument("text", help="explain text file")
-    assemble.add_argument("-o", "--output", required=True, help="image file to write")
-    assemble.add_argument("--source", help="the module's source, for a debug section")
-    assemble.add_argument("--version", default="", help="the module's own version")
-    assemble.set_defaults(run=_cmd_assemble)
-
-    link = commands.add_parser("link", help="link an entry image against module images")
-    link.add_argument("entry", help="the entry module's image")
-    link.add_argument("modules", nargs="*", help="images of the modules it links against")
-    link.add_argument(
-        "--allow-version-mismatch",
-        action="store_true",
-        help="link even where a module's version differs from the one recorded",
-    )
-    link.set_defaults(run=_cmd_link)
-
-    serve = commands.add_parser(
-        "serve",
-        help="serve a stored agent's tools over MCP (stdio; streamable HTTP on loopback with --http)",
-        description="Serve the tools of a stored agent over MCP (needs nx-agent[mcp]). Contexts, tokens "
-        "and base URL overrides come from a host configuration: a JSON file named by --host-config or "
-        "NX_AGENT_HOST_CONFIG (see nx_agent.mcp.host_config); tokens also from NX_AGENT_TOKEN_<CONNECTION>.",
-    )
-    serve.add_argument("definition", help="the stored definition (JSON)")
-    serve.add_argument("images", nargs="+", help="the stored NX IR images")
-    serve.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
-    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any free port)")
-    serve.add_argument("--host-config", help="host configuration file (default: $NX_AGENT_HOST_CONFIG)")
-    serve.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
-    serve.set_defaults(run=_cmd_serve)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo.register(commands, [common])
+    images.register(commands, [common])
+    agents.register(commands, [common])
+    serve.register(commands)
     return parser
 
 
+def _exit_code(error: NxError) -> int:
+    if isinstance(error, CliError):
+        return error.exit_code
+    if isinstance(error, AgentOptionError):
+        return EXIT_USAGE
+    if isinstance(error, (NxIrError, NxAgentError)):
+        return EXIT_INPUT
+    return EXIT_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; answer the exit code."""
     args = build_parser().parse_args(argv)
+    out = Output(bool(getattr(args, "json", False)))
     try:
-        args.run(args)
+        code: int = args.run(args, out)
     except NxError as error:
-        print(f"nx-agent: {error} [{error.code}]", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"nx-agent: {error}", file=sys.stderr)
-        return 1
-    return 0
+        out.error(error)
+        return _exit_code(error)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``nx-agent demo | head``): stop quietly.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_OK
+    return code

@@ -1,0 +1,349 @@
+"""The agent commands: ``compile`` (the compile half), ``tools`` and ``call`` (the run-time half)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..agent.compile import LoadedAgent, compile_agent, load_agent
+from ..agent.definition import PACKAGE_TOOL_KINDS
+from ..agent.diagnostics import NxAgentToolError
+from ..agent.limits import (
+    NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+    NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+    NX_AGENT_DEFAULT_MAX_OPERATIONS,
+    AgentOptionError,
+)
+from .images import usage_text
+from .inputs import json_option, read_images, read_json_file, write_bytes
+from .output import EXIT_FAILED, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE, CliError, Output, to_json
+
+TOKEN_ENV_PREFIX = "NX_AGENT_TOKEN_"
+
+
+def token_env_name(connection: str) -> str:
+    """The variable holding a connection's bearer token: ``NX_AGENT_TOKEN_<NAME>``, the name
+    upper-cased with every character but letters and digits as ``_`` (as ``serve`` reads it)."""
+    return TOKEN_ENV_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", connection).upper()
+
+
+def _token_from_environment(connection: str) -> str | None:
+    return os.environ.get(token_env_name(connection)) or None
+
+
+# ---------------------------------------------------------------------------------------- compile
+
+
+def _cmd_compile(args: argparse.Namespace, out: Output) -> int:
+    paths: dict[str, str] = {}
+    modules = read_images(args.images)
+    for path, identity in zip(args.images, modules):
+        paths[identity] = path
+    descriptions = read_json_file(args.descriptions) if args.descriptions else None
+    try:
+        compiled = compile_agent(
+            modules,
+            entry=args.entry,
+            root=args.root,
+            descriptions=descriptions,
+            allow_insecure_base_url=args.allow_insecure_base_url,
+        )
+    except (ValueError, TypeError) as error:
+        raise CliError(str(error), code="nx-agent-cli-input", path=args.descriptions or args.images[0]) from None
+    write_bytes(args.output, compiled.definition_text.encode("utf-8"))
+    names = [tool["name"] for tool in compiled.definition.get("tools", [])]
+    stored = {identity: paths.get(identity, identity) for identity in compiled.images}
+    warnings = [warning.to_dict() for warning in compiled.warnings]
+    if out.json:
+        out.document(
+            {"definition": args.output, "name": compiled.definition.get("name"), "tools": names, "images": stored, "warnings": warnings}
+        )
+        return EXIT_OK
+    for warning in warnings:
+        out.note(f"warning: {warning['message']} [{warning['code']}] ({warning['path'] or 'agent'})")
+    style = out.style
+    out.line(f"{args.output}: agent {style.bold(str(compiled.definition.get('name')))}, {len(names)} tools ({', '.join(names)})")
+    out.line("store it with the images: " + ", ".join(f"{identity} ({path})" for identity, path in stored.items()))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------ tools, call
+
+
+class _DeferredRequest:
+    """The request function handed to ``load_agent``: it makes requests only once ``call`` chose a
+    real one (HTTP tools load without ``httpx``; an unexpected request is a failed call)."""
+
+    def __init__(self) -> None:
+        self.inner: Any = None
+
+    def __call__(self, call: Any) -> Any:
+        if self.inner is None:
+            raise NxAgentToolError("request-failed", "No request function was chosen for this tool.")
+        return self.inner(call)
+
+
+def _not_run_here(tool: Mapping[str, Any], input: Any, context: Any) -> Any:
+    raise NxAgentToolError("nx-agent-cli-host-tool", "Tools of host kinds are run by their host, not by nx-agent.")
+
+
+def _given(args: argparse.Namespace, name: str, default: int) -> int:
+    value = getattr(args, name, None)
+    return default if value is None else int(value)
+
+
+def _load(args: argparse.Namespace, request: _DeferredRequest) -> LoadedAgent:
+    definition = read_json_file(args.definition)
+    if not isinstance(definition, dict):
+        raise CliError("the definition is not a JSON object", code="nx-agent-cli-json", path=args.definition)
+    tools = definition.get("tools")
+    host_kinds = {
+        tool["kind"]
+        for tool in (tools if isinstance(tools, list) else [])
+        if isinstance(tool, dict) and isinstance(tool.get("kind"), str) and tool["kind"] not in PACKAGE_TOOL_KINDS
+    }
+    modules = read_images(args.images)
+    try:
+        return load_agent(
+            definition,
+            modules,
+            entry=args.entry,
+            request=request,
+            executors={kind: _not_run_here for kind in host_kinds},
+            max_operations=_given(args, "max_operations", NX_AGENT_DEFAULT_MAX_OPERATIONS),
+            max_arguments_size=_given(args, "max_arguments_size", NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE),
+            max_context_size=_given(args, "max_context_size", NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE),
+        )
+    except AgentOptionError as error:
+        raise CliError(str(error), code="nx-agent-cli-usage", path="limits", exit_code=EXIT_USAGE) from None
+    except (ValueError, TypeError, KeyError) as error:
+        raise CliError(f"the definition cannot be loaded: {error}", code="nx-agent-cli-input", path=args.definition) from None
+
+
+def _schema_type(schema: Any) -> str:
+    if not isinstance(schema, Mapping):
+        return "any"
+    if "const" in schema:
+        return to_json(schema["const"], indent=None)
+    if "enum" in schema:
+        return " | ".join(to_json(value, indent=None) for value in schema["enum"])
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            return " | ".join(_schema_type(option) for option in schema[key])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(map(str, kind))
+    if kind == "array":
+        return f"array of {_schema_type(schema.get('items'))}"
+    return str(kind) if kind else "any"
+
+
+def tool_parameters(input_schema: Any) -> list[dict[str, Any]]:
+    """The top-level properties of an input schema: name, type, required, description."""
+    if not isinstance(input_schema, Mapping) or not isinstance(input_schema.get("properties"), Mapping):
+        return []
+    required = set(input_schema.get("required") or [])
+    return [
+        {
+            "name": name,
+            "type": _schema_type(schema),
+            "required": name in required,
+            "description": schema.get("description") if isinstance(schema, Mapping) else None,
+        }
+        for name, schema in input_schema["properties"].items()
+    ]
+
+
+def _cmd_tools(args: argparse.Namespace, out: Output) -> int:
+    agent = _load(args, _DeferredRequest())
+    listed = [
+        {
+            "name": tool.name,
+            "kind": tool.kind,
+            "description": tool.description,
+            "parameters": tool_parameters(tool.input_schema),
+            "inputSchema": tool.input_schema,
+            **({"outputSchema": tool.output_schema} if tool.output_schema is not None else {}),
+            "annotations": tool.annotations,
+        }
+        for tool in agent
+    ]
+    if out.json:
+        out.document({"name": agent.definition.get("name"), "tools": listed})
+        return EXIT_OK
+    style = out.style
+    for index, tool in enumerate(listed):
+        if index:
+            out.line()
+        hints = tool["annotations"] or {}
+        marks = [tool["kind"]] + (["read-only"] if hints.get("readOnlyHint") else []) + (
+            ["destructive"] if hints.get("destructiveHint") and not hints.get("readOnlyHint") else []
+        )
+        if tool["kind"] == "provider":
+            marks.append("run by the model's provider")
+        out.line(f"{style.bold(tool['name'])} {style.dim('(' + ', '.join(marks) + ')')}")
+        if tool["description"]:
+            out.line(f"  {tool['description']}")
+        for parameter in tool["parameters"]:
+            need = "required" if parameter["required"] else "optional"
+            about = f" - {parameter['description']}" if parameter["description"] else ""
+            out.line(f"  {style.cyan(parameter['name'])}: {parameter['type']}, {need}{about}")
+    return EXIT_OK
+
+
+class _RoutedRequest:
+    """Sends a connection's requests under another base URL (``--base-url NAME=URL``)."""
+
+    def __init__(self, inner: Any, routes: Mapping[str, tuple[str, str]]) -> None:
+        self.inner = inner
+        self.routes = dict(routes)
+
+    def __call__(self, call: Mapping[str, Any]) -> Any:
+        route = self.routes.get(call["connection"])
+        if route is not None:
+            stored, used = route
+            url: str = call["request"]["url"]
+            rest = url[len(stored):]
+            if not url.startswith(stored) or (rest and rest[0] not in "/?"):
+                raise NxAgentToolError("request-failed", "The request is not under its connection's base URL.")
+            call = {**call, "request": {**call["request"], "url": used + rest}}
+        return self.inner(call)
+
+
+def _base_url_routes(agent: LoadedAgent, given: Sequence[str]) -> dict[str, tuple[str, str]]:
+    stored: dict[str, str] = {}
+    for tool in agent:
+        if tool.kind == "http":
+            connection = tool.config["connection"]
+            stored[connection["name"]] = connection["baseUrl"]
+    routes = {}
+    for item in given:
+        name, sep, url = item.partition("=")
+        parts = urlsplit(url)
+        if not sep or not name:
+            raise CliError(f"'{item}' is not CONNECTION=URL", code="nx-agent-cli-usage", path="--base-url", exit_code=EXIT_USAGE)
+        if name not in stored:
+            known = ", ".join(sorted(stored)) or "none"
+            raise CliError(f"the definition has no connection '{name}' (its connections: {known})",
+                           code="nx-agent-cli-usage", path="--base-url", exit_code=EXIT_USAGE)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise CliError(f"'{url}' is not an http(s) URL without query or fragment",
+                           code="nx-agent-cli-usage", path="--base-url", exit_code=EXIT_USAGE)
+        routes[name] = (stored[name], url.rstrip("/"))
+    return routes
+
+
+def _http_request_function(agent: LoadedAgent, args: argparse.Namespace) -> Any:
+    try:
+        from ..http.client import request_with
+    except ImportError:
+        raise CliError(
+            f"tool '{args.tool}' is an http tool; making its request needs httpx: pip install 'nx-agent[http]'",
+            code="nx-agent-cli-missing-extra",
+            path=args.tool,
+            exit_code=EXIT_MISSING_EXTRA,
+        ) from None
+    inner = request_with(_token_from_environment, timeout=args.timeout)
+    routes = _base_url_routes(agent, args.base_url)
+    return _RoutedRequest(inner, routes) if routes else inner
+
+
+def _cmd_call(args: argparse.Namespace, out: Output) -> int:
+    request = _DeferredRequest()
+    agent = _load(args, request)
+    names = [tool.name for tool in agent]
+    if args.tool not in names:
+        raise CliError(
+            f"the agent has no tool '{args.tool}' (its tools: {', '.join(names) or 'none'})",
+            code="nx-agent-cli-unknown-tool",
+            path=args.tool,
+        )
+    tool = agent[args.tool]
+    if not hasattr(tool, "execute") or tool.kind not in ("function", "http"):
+        runner = "the model's provider" if tool.kind == "provider" else f"the host of kind '{tool.kind}'"
+        raise CliError(f"tool '{tool.name}' is run by {runner}, not by nx-agent", code="nx-agent-cli-not-runnable", path=tool.name)
+    input_value = json_option(args.input, "--input")
+    context = json_option(args.context, "--context") if args.context is not None else None
+    if tool.kind == "http":
+        request.inner = _http_request_function(agent, args)
+    elif args.base_url:
+        raise CliError("--base-url is for http tools", code="nx-agent-cli-usage", path="--base-url", exit_code=EXIT_USAGE)
+    result: Any = tool.execute(input_value, call_id=args.call_id, context=context)
+    if out.json:
+        out.document(result)
+        return EXIT_OK if result["ok"] else EXIT_FAILED
+    usage = result.get("usage") or {}
+    if result["ok"]:
+        out.line(to_json(result["output"]))
+        out.line(out.style.dim(f"usage: {usage_text(usage)}"))
+        return EXIT_OK
+    out.failure_text(result["error"], prefix=f"tool {tool.name} failed: ")
+    if usage:
+        out.note(f"usage: {usage_text(usage)}")
+    return EXIT_FAILED
+
+
+# ---------------------------------------------------------------------------------------- parsers
+
+
+def _agent_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("definition", help="the stored definition (JSON, as compile wrote it)")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="the stored NX IR images")
+
+
+def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
+    """Add ``compile``, ``tools`` and ``call`` to the subcommands."""
+    compile_ = commands.add_parser(
+        "compile", parents=common, help="compile an agent: link the images, evaluate root, write the definition",
+        description="The compile half: link the images, evaluate the entry module's root, normalize the "
+        "Agent it returns and check it; write the definition to store beside the images.",
+    )
+    compile_.add_argument("images", nargs="+", metavar="IMAGE", help="the program's NX IR images")
+    compile_.add_argument("-o", "--output", required=True, metavar="DEFINITION", help="definition file to write")
+    compile_.add_argument("--descriptions", metavar="FILE",
+                          help="descriptions document (JSON): the doc comments the images do not keep")
+    compile_.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    compile_.add_argument("--root", default="root", help="the function that returns the Agent (default root)")
+    compile_.add_argument("--allow-insecure-base-url", action="store_true", help="accept http: base URLs")
+    compile_.set_defaults(run=_cmd_compile)
+
+    tools = commands.add_parser(
+        "tools", parents=common, help="list a stored agent's tools: name, kind, description, parameters",
+        description="Load a stored agent (definition and images) and list its tools.",
+    )
+    _agent_arguments(tools)
+    tools.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    tools.set_defaults(run=_cmd_tools)
+
+    call = commands.add_parser(
+        "call", parents=common, help="call one tool of a stored agent; print the result and usage",
+        description="Load a stored agent and call one of its function or http tools. --input and --context "
+        "are JSON, inline or @FILE. An http tool's request is made with httpx (nx-agent[http]): no "
+        "redirects, one timeout, with the bearer token of its connection from the environment variable "
+        "NX_AGENT_TOKEN_<CONNECTION> (the name upper-cased, other characters than letters and digits as _), "
+        "when set. Exit 1 when the call fails with a code.",
+    )
+    call.add_argument("definition", help="the stored definition (JSON, as compile wrote it)")
+    call.add_argument("images", nargs="+", metavar="IMAGE", help="the stored NX IR images")
+    call.add_argument("tool", metavar="TOOL", help="the tool's name")
+    call.add_argument("--input", required=True, metavar="JSON", help="the tool's input (a JSON object), or @FILE")
+    call.add_argument("--call-id", required=True, metavar="ID", help="the call's id (callId)")
+    call.add_argument("--context", metavar="JSON", help="the tool context record (JSON with $type), or @FILE")
+    call.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    call.add_argument("--max-operations", type=int, metavar="N",
+                      help=f"operation budget of the call (default {NX_AGENT_DEFAULT_MAX_OPERATIONS})")
+    call.add_argument("--max-arguments-size", type=int, metavar="N",
+                      help=f"largest input size (default {NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE})")
+    call.add_argument("--max-context-size", type=int, metavar="N",
+                      help=f"largest context size (default {NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE})")
+    call.add_argument("--base-url", action="append", default=[], metavar="CONNECTION=URL",
+                      help="send a connection's requests under another base URL (a staging or local server)")
+    call.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                      help="timeout of one HTTP exchange (default 10)")
+    call.set_defaults(run=_cmd_call)

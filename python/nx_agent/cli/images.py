@@ -1,0 +1,183 @@
+"""The IR commands: ``explain``, ``assemble``, ``link`` and ``run``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import ir
+from ..errors import NxIrError
+from .inputs import json_option, link_files, read_image, read_text, write_bytes
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, Output, error_document, to_json
+
+#: Runtime codes that mean the function asked for is not there (bad input, not a failed evaluation).
+UNKNOWN_FUNCTION_CODES = frozenset({"nx-ir-missing-entrypoint"})
+
+
+def module_summary(module: ir.PreparedModule) -> dict[str, Any]:
+    """What a module is: identity, version, fingerprint, size, links and functions."""
+    return {
+        "identity": module.identity,
+        "version": module.version,
+        "fingerprint": module.fingerprint,
+        "size": module.size,
+        "links": [{"identity": l.identity, "version": l.version, "fingerprint": l.fingerprint} for l in module.links],
+        "functions": list(module.functions),
+    }
+
+
+def describe(program: ir.Program) -> str:
+    """One line per linked module: identity, version, size and functions."""
+    lines = []
+    for module in program.modules:
+        version = f' version "{module.version}"' if module.version else ""
+        functions = ", ".join(module.functions) or "-"
+        lines.append(f"{module.identity}{version}: {module.size} bytes; functions {functions}")
+    return "\n".join(lines)
+
+
+def usage_text(usage: Mapping[str, Any]) -> str:
+    """``N operations, input size M`` from a usage record (either spelling of the input size)."""
+    size = usage.get("inputSize", usage.get("input_size"))
+    return f"{usage.get('operations')} operations, input size {size}"
+
+
+def _cmd_explain(args: argparse.Namespace, out: Output) -> int:
+    module = read_image(args.image)
+    text = ir.explain(module)
+    if out.json:
+        out.document({**module_summary(module), "explain": text})
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
+def _cmd_assemble(args: argparse.Namespace, out: Output) -> int:
+    text = read_text(args.text)
+    source = read_text(args.source) if args.source else None
+    links = [read_text(path) for path in args.link]
+    try:
+        image = ir.assemble(text, source=source, version=args.version, links=links)
+        module = ir.prepare_module(image)
+    except NxIrError as error:
+        details = [d.to_dict() for d in error.diagnostics]
+        raise CliError(str(error), code=error.code, path=args.text, details=details) from None
+    write_bytes(args.output, image)
+    if out.json:
+        out.document({"output": args.output, **module_summary(module)})
+    else:
+        version = f' version "{module.version}"' if module.version else ""
+        out.line(f"{args.output}: {len(image)} bytes, module {out.style.bold(module.identity)}{version}")
+    return EXIT_OK
+
+
+def _cmd_link(args: argparse.Namespace, out: Output) -> int:
+    program = link_files(args.entry, args.modules, allow_version_mismatch=args.allow_version_mismatch)
+    if out.json:
+        out.document({"entry": program.entry.identity, "modules": [module_summary(m) for m in program.modules]})
+    else:
+        out.line(describe(program))
+    return EXIT_OK
+
+
+def _limits(args: argparse.Namespace) -> ir.Limits:
+    try:
+        return ir.Limits(max_operations=args.max_operations, max_input_size=args.max_input_size)
+    except (ValueError, OverflowError, ir.NxIrError) as error:
+        raise CliError(str(error), code="nx-agent-cli-usage", path="--max-operations/--max-input-size", exit_code=EXIT_USAGE) from None
+
+
+def _cmd_run(args: argparse.Namespace, out: Output) -> int:
+    entry, *others = args.images
+    program = link_files(entry, others, allow_version_mismatch=args.allow_version_mismatch)
+    arguments = json_option(args.args, "--args")
+    if not isinstance(arguments, (list, dict)):
+        raise CliError(
+            "--args must be a JSON list (positional arguments) or object (arguments by name)",
+            code="nx-agent-cli-json",
+            path="--args",
+        )
+    limits = _limits(args)
+    try:
+        if isinstance(arguments, list):
+            result = ir.evaluate_function(program, args.function, arguments, limits=limits)
+        else:
+            function = {"$type": "Function", "module": program.entry.identity, "name": args.function}
+            result = ir.call_function(program, function, arguments, limits=limits)
+    except NxIrError as error:
+        if error.code in UNKNOWN_FUNCTION_CODES or args.function not in program.entry.functions:
+            known = ", ".join(program.entry.functions) or "none"
+            raise CliError(
+                f"{program.entry.identity} has no function '{args.function}' (its functions: {known})",
+                code=error.code,
+                path="--function",
+                details=[d.to_dict() for d in error.diagnostics],
+            ) from None
+        if out.json:
+            out.document({"ok": False, "error": error_document(error)})
+        else:
+            out.failure_text(error_document(error), prefix=f"{args.function} failed: ")
+        return EXIT_FAILED
+    usage = dict(result.usage)
+    if out.json:
+        out.document({"ok": True, "value": result.value, "usage": usage})
+    else:
+        out.line(to_json(result.value))
+        out.line(out.style.dim(f"usage: {usage_text(usage)}"))
+    return EXIT_OK
+
+
+def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
+    """Add ``explain``, ``assemble``, ``link`` and ``run`` to the subcommands."""
+    explain = commands.add_parser(
+        "explain", parents=common, help="print an image as `nxlang ir explain` does",
+        description="Print an NX IR image as `nxlang ir explain` does (--json: the module's identity, "
+        "version, fingerprint, size, links and functions, and the text).",
+    )
+    explain.add_argument("image", help="an NX IR image file")
+    explain.set_defaults(run=_cmd_explain)
+
+    assemble = commands.add_parser(
+        "assemble", parents=common, help="build an image from explain text",
+        description="Build an NX IR image from `nxlang ir explain` text and check it.",
+    )
+    assemble.add_argument("text", help="explain text file")
+    assemble.add_argument("-o", "--output", required=True, metavar="IMAGE", help="image file to write")
+    assemble.add_argument("--source", metavar="NX", help="the module's NX source, for a debug section")
+    assemble.add_argument("--version", default="", help="the module's own version (default: none)")
+    assemble.add_argument(
+        "--link", action="append", default=[], metavar="TEXT",
+        help="explain text file of a module this one links to (repeatable): it tells a record from a "
+        "component, a union case from a member, a Range loop from a list loop across modules",
+    )
+    assemble.set_defaults(run=_cmd_assemble)
+
+    link = commands.add_parser(
+        "link", parents=common, help="link an entry image against module images",
+        description="Link an entry image against the images of the modules it links to (the prelude is built in).",
+    )
+    link.add_argument("entry", help="the entry module's image")
+    link.add_argument("modules", nargs="*", help="images of the modules it links against")
+    link.add_argument(
+        "--allow-version-mismatch", action="store_true",
+        help="link even where a module's version differs from the one recorded",
+    )
+    link.set_defaults(run=_cmd_link)
+
+    run = commands.add_parser(
+        "run", parents=common, help="evaluate a function of a linked program; print its value and usage",
+        description="Link the images (the first is the entry) and evaluate one of the entry's functions. "
+        "--args is a JSON list (positional arguments) or object (arguments by name), inline or @FILE. "
+        "Exit 1 when the evaluation fails with a code (e.g. nx-ir-resource-limit).",
+    )
+    run.add_argument("images", nargs="+", metavar="IMAGE", help="the entry image, then the images it links to")
+    run.add_argument("--function", required=True, metavar="NAME", help="the entry module's function")
+    run.add_argument("--args", default="[]", metavar="JSON", help="arguments: a JSON list or object, or @FILE (default [])")
+    run.add_argument("--max-operations", type=int, metavar="N", help="operation budget (default: the runtime's)")
+    run.add_argument("--max-input-size", type=int, metavar="N", help="largest input size (default: the runtime's)")
+    run.add_argument(
+        "--allow-version-mismatch", action="store_true",
+        help="link even where a module's version differs from the one recorded",
+    )
+    run.set_defaults(run=_cmd_run)

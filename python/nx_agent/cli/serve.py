@@ -1,0 +1,40 @@
+"""``nx-agent serve``: a stored agent's tools over MCP (the work is in :mod:`nx_agent.mcp.command`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from .output import EXIT_MISSING_EXTRA, EXIT_OK, CliError, Output
+
+
+def _cmd_serve(args: argparse.Namespace, out: Output) -> int:
+    try:
+        from ..mcp.command import run_serve
+    except ImportError as error:
+        raise CliError(
+            f"serve needs the mcp extra: pip install 'nx-agent[mcp]' ({error})",
+            code="nx-agent-cli-missing-extra",
+            exit_code=EXIT_MISSING_EXTRA,
+        ) from None
+    run_serve(args)
+    return EXIT_OK
+
+
+def register(commands: Any, common: Sequence[argparse.ArgumentParser] = ()) -> None:
+    """Add ``serve`` to the subcommands."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve a stored agent's tools over MCP (stdio; streamable HTTP on loopback with --http)",
+        description="Serve the tools of a stored agent over MCP (needs nx-agent[mcp]). Contexts, tokens "
+        "and base URL overrides come from a host configuration: a JSON file named by --host-config or "
+        "NX_AGENT_HOST_CONFIG (see nx_agent.mcp.host_config); tokens also from NX_AGENT_TOKEN_<CONNECTION>.",
+    )
+    serve.add_argument("definition", help="the stored definition (JSON)")
+    serve.add_argument("images", nargs="+", help="the stored NX IR images")
+    serve.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any free port)")
+    serve.add_argument("--host-config", help="host configuration file (default: $NX_AGENT_HOST_CONFIG)")
+    serve.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    serve.set_defaults(run=_cmd_serve)
