@@ -12,6 +12,8 @@ use nx_ir_core::eval::{
     self, HostRecord, HostValue, HostValueBuilder, Limits as CoreLimits, Usage, MAX_VALUE_NESTING,
 };
 use pyo3::prelude::*;
+use pyo3::types::list::BoundListIterator;
+use pyo3::types::tuple::BoundTupleIterator;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{to_py_err, IntoPyResult};
@@ -27,11 +29,62 @@ pub struct Limits {
 /// A limit argument: None, or a non-negative int (not a bool); anything else is `nx-ir-options`.
 fn limit_value(name: &str, value: Option<&Bound<'_, PyAny>>) -> Result<Option<u64>, IrError> {
     let Some(value) = value.filter(|v| !v.is_none()) else { return Ok(None) };
-    let refuse = || IrError::new(codes::OPTIONS, format!("{name} must be a non-negative integer, got {value}."));
+    let refuse = || IrError::new(codes::OPTIONS, format!("{name} must be a non-negative integer, got {}.", shown(value)));
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
         return Err(refuse());
     }
     value.extract::<u64>().map(Some).map_err(|_| refuse())
+}
+
+/// A value as an error message shows it, without running any of its methods: an integer (up to
+/// 128 bits) by its digits, anything else by its type.
+fn shown(value: &Bound<'_, PyAny>) -> String {
+    if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
+        return match value.extract::<i128>() {
+            Ok(number) => number.to_string(),
+            Err(_) => "an integer of more than 128 bits".to_string(),
+        };
+    }
+    format!("a {}", type_name(value))
+}
+
+/// The name of a value's type (read from the type object; no method of the value runs).
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+}
+
+/// The items of a list or tuple, subclasses included, read from its storage: no method of a
+/// subclass (`__iter__`, `__len__`, `__getitem__`) runs, so a host value cannot raise, run
+/// forever or change itself (or a dict being read) while it is converted or measured.
+enum Items<'py> {
+    List(BoundListIterator<'py>),
+    Tuple(BoundTupleIterator<'py>),
+}
+
+impl<'py> Iterator for Items<'py> {
+    type Item = Bound<'py, PyAny>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Items::List(items) => items.next(),
+            Items::Tuple(items) => items.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Items::List(items) => items.size_hint(),
+            Items::Tuple(items) => items.size_hint(),
+        }
+    }
+}
+
+/// The items of `value` if it is a list or a tuple ([`Items`]).
+fn sequence_items<'py>(value: &Bound<'py, PyAny>) -> Option<Items<'py>> {
+    if let Ok(list) = value.cast::<PyList>() {
+        return Some(Items::List(list.iter()));
+    }
+    value.cast::<PyTuple>().ok().map(|tuple| Items::Tuple(tuple.iter()))
 }
 
 fn required_limit(name: &str, value: Option<&Bound<'_, PyAny>>, default: u64) -> Result<u64, IrError> {
@@ -233,7 +286,10 @@ impl Reader {
             return value
                 .extract::<i64>()
                 .map(HostValue::Int)
-                .map_err(|_| Refusal::new(format!("is the integer {value}, outside the 64-bit range")));
+                .map_err(|_| match value.extract::<i128>() {
+                    Ok(number) => Refusal::new(format!("is the integer {number}, outside the 64-bit range")),
+                    Err(_) => Refusal::new("is an integer of more than 128 bits, outside the 64-bit range"),
+                });
         }
         if let Ok(f) = value.cast::<PyFloat>() {
             return Ok(HostValue::Float(f.value()));
@@ -244,12 +300,10 @@ impl Reader {
                 .map(|s| HostValue::Str(s.to_owned()))
                 .map_err(|_| Refusal::new("is a string that is not valid Unicode"));
         }
-        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        if let Some(sequence) = sequence_items(value) {
             self.enter(value)?;
-            let mut items = Vec::new();
-            let iter = value.try_iter().map_err(|e| Refusal::new(e.to_string()))?;
-            for (index, item) in iter.enumerate() {
-                let item = item.map_err(|e| Refusal::new(e.to_string()))?;
+            let mut items = Vec::with_capacity(sequence.size_hint().0);
+            for (index, item) in sequence.enumerate() {
                 items.push(self.read(&item).map_err(|r| r.at(Segment::Index(index)))?);
             }
             self.containers.pop();
@@ -260,7 +314,7 @@ impl Reader {
             let mut record = HostRecord::default();
             for (key, item) in dict.iter() {
                 let Ok(key) = key.cast::<PyString>() else {
-                    return Err(Refusal::new(format!("has the key {key}, which is not a string")));
+                    return Err(Refusal::new(format!("has a key of type {}, which is not a string", type_name(&key))));
                 };
                 let key = key.to_str().map_err(|_| Refusal::new("has a key that is not valid Unicode"))?;
                 if key == "$type" {
@@ -276,8 +330,7 @@ impl Reader {
             self.containers.pop();
             return Ok(HostValue::Record(record));
         }
-        let kind = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        Err(Refusal::new(format!("is a {kind}, which has no canonical NX form")))
+        Err(Refusal::new(format!("is a {}, which has no canonical NX form", type_name(value))))
     }
 }
 
@@ -337,7 +390,7 @@ fn finish(py: Python<'_>, result: Result<eval::Evaluation, IrError>) -> PyResult
 pub fn evaluate_function(
     py: Python<'_>,
     program: &Program,
-    name: &str,
+    name: Bound<'_, PyString>,
     args: Option<Bound<'_, PyAny>>,
     limits: Option<PyRef<'_, Limits>>,
     max_operations: Option<Bound<'_, PyAny>>,
@@ -353,13 +406,18 @@ pub fn evaluate_function(
         max_range_length.as_ref(),
     )
     .or_raise(py)?;
+    // A name that is not valid Unicode (lone surrogates) names no entrypoint.
+    let Ok(name) = name.to_str() else {
+        let message = format!("Function entrypoint '{}' was not found.", name.to_string_lossy());
+        return Err(to_py_err(py, &IrError::new(codes::MISSING_ENTRYPOINT, message)));
+    };
     let mut values = Vec::new();
     if let Some(args) = args.filter(|a| !a.is_none()) {
-        if !(args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>()) {
+        let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
-        }
-        for (index, arg) in args.try_iter()?.enumerate() {
-            values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
+        };
+        for (index, arg) in items.enumerate() {
+            values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
         }
     }
     let compiled = program.compiled(py)?;
@@ -377,7 +435,7 @@ pub fn call_function(
     py: Python<'_>,
     program: &Program,
     function: Bound<'_, PyAny>,
-    args: Option<Bound<'_, PyDict>>,
+    args: Option<Bound<'_, PyAny>>,
     limits: Option<PyRef<'_, Limits>>,
     max_operations: Option<Bound<'_, PyAny>>,
     max_input_size: Option<Bound<'_, PyAny>>,
@@ -393,10 +451,24 @@ pub fn call_function(
     )
     .or_raise(py)?;
     let function = read_value(&function, || "function".into()).or_raise(py)?;
+    let args = match args.filter(|a| !a.is_none()) {
+        None => None,
+        Some(args) => match args.cast_into::<PyDict>() {
+            Ok(dict) => Some(dict),
+            Err(_) => {
+                let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by parameter name.");
+                return Err(to_py_err(py, &error));
+            }
+        },
+    };
     let mut named: Vec<(String, HostValue)> = Vec::new();
     for (key, value) in args.iter().flat_map(|d| d.iter()) {
         let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
-            let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
+            let what = match key.cast::<PyString>() {
+                Ok(_) => "a key that is not valid Unicode".to_string(),
+                Err(_) => format!("a key of type {}, which is not a string", type_name(&key)),
+            };
+            let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has {what}"));
             return Err(to_py_err(py, &error));
         };
         // A value with no canonical form is refused as the runtime refuses an argument that does
@@ -470,10 +542,10 @@ fn measure_in_place(value: &Bound<'_, PyAny>, limit: u64) -> PyResult<u64> {
         }
         if let Ok(text) = value.cast::<PyString>() {
             total += text_cost(text)?;
-        } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
-            for item in value.try_iter()? {
+        } else if let Some(items) = sequence_items(&value) {
+            for item in items {
                 total += 1;
-                pending.push(item?);
+                pending.push(item);
                 if total > limit {
                     break;
                 }
