@@ -4,12 +4,15 @@
 //! to one image: every truncation and every single-cell overwrite must be refused with a coded
 //! error, or prepare into a module that decodes and re-encodes consistently. Any panic is
 //! reported naming the damage that caused it. [`damage_sweep_with`] hands each damaged image that
-//! prepares to the caller, to link and evaluate it too.
+//! prepares to the caller, to link and evaluate it too. [`check_image`] is that check for one
+//! image, and [`fuzz`] holds the cases of the fuzz targets (`fuzz/` at the repository root).
 
 use crate::error::codes;
 use crate::image::PreparedModule;
 use crate::writer::encode;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub mod fuzz;
 
 /// The values each cell is overwritten with.
 pub const DAMAGE_VALUES: [u32; 4] = [0, 1, 0xFFFF_FFFF, 0x7FFF_FFF0];
@@ -63,7 +66,7 @@ pub fn damage_sweep_with(image: &[u8], stride: usize, mut prepared: impl FnMut(&
         for value in DAMAGE_VALUES {
             damaged[at..at + 4].copy_from_slice(&value.to_le_bytes());
             let what = format!("byte {at} overwritten with {value:#x}");
-            match guarded(&what, || check_damaged(&damaged)) {
+            match guarded(&what, || check_image(&damaged)) {
                 Ok(Some(module)) => {
                     report.prepared += 1;
                     guarded(&format!("{what}, then linking or evaluating it,"), || prepared(&what, module));
@@ -80,7 +83,7 @@ pub fn damage_sweep_with(image: &[u8], stride: usize, mut prepared: impl FnMut(&
 
 /// `Ok(None)` if `bytes` are refused with a coded error, the module if they prepare and
 /// round-trip, `Err` describing what broke.
-fn check_damaged(bytes: &[u8]) -> Result<Option<PreparedModule>, String> {
+pub fn check_image(bytes: &[u8]) -> Result<Option<PreparedModule>, String> {
     let module = match PreparedModule::from_slice(bytes) {
         Err(error) if error.diagnostics.is_empty() => return Err("refused without a diagnostic".to_string()),
         Err(error) if error.diagnostics.iter().any(|d| !d.code.starts_with("nx-ir-")) => {

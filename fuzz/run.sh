@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs a fuzz target for a given time: fuzz/run.sh TARGET SECONDS, or fuzz/run.sh all SECONDS
+# (each target SECONDS in turn). TARGET: prepare_module, link_program, evaluate (cargo fuzz,
+# nightly, AddressSanitizer, debug assertions), or boundary (atheris, fuzz/boundary.py).
+#
+# Seeds come from the conformance corpus (fuzz/seed.py) when a target's corpus is empty; the
+# kept crashing inputs (rust/nx-ir-core/tests/regressions/TARGET) are replayed first. A crash,
+# panic, timeout (10 s), out-of-memory (2 GiB) or sanitizer report stops the run with its input
+# under fuzz/artifacts/TARGET and a non-zero exit. Extra libFuzzer flags go in FUZZ_FLAGS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|boundary|all} SECONDS" >&2
+    exit 2
+}
+[[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || usage
+target=$1
+seconds=$2
+common=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+read -r -a extra <<<"${FUZZ_FLAGS:-}"
+
+seed() {
+    local name=$1
+    if [[ -z "$(ls -A "fuzz/corpus/$name" 2>/dev/null)" ]]; then
+        python3 fuzz/seed.py fuzz/corpus >&2
+    fi
+}
+
+cargo_target() {
+    local name=$1
+    if ! command -v cargo-fuzz >/dev/null; then
+        echo "== installing cargo-fuzz ==" >&2
+        cargo install --quiet --locked cargo-fuzz
+    fi
+    seed "$name"
+    local dirs=("fuzz/corpus/$name")
+    [[ -d "rust/nx-ir-core/tests/regressions/$name" ]] && dirs+=("rust/nx-ir-core/tests/regressions/$name")
+    mkdir -p "fuzz/artifacts/$name"
+    echo "== $name for ${seconds}s ==" >&2
+    (cd fuzz && cargo +nightly fuzz run "$name" "${dirs[@]/#/../}" -- "${common[@]}" "${extra[@]}")
+}
+
+boundary() {
+    if ! python3 -c "import atheris" 2>/dev/null; then
+        echo "== installing atheris ==" >&2
+        python3 -m pip install --quiet atheris
+    fi
+    mkdir -p fuzz/corpus/boundary fuzz/artifacts/boundary
+    echo "== boundary for ${seconds}s ==" >&2
+    python3 fuzz/boundary.py fuzz/corpus/boundary -artifact_prefix=fuzz/artifacts/boundary/ "${common[@]}" "${extra[@]}"
+}
+
+run() {
+    case $1 in
+        prepare_module | link_program | evaluate) cargo_target "$1" ;;
+        boundary) boundary ;;
+        *) usage ;;
+    esac
+}
+
+if [[ $target == all ]]; then
+    for name in prepare_module link_program evaluate boundary; do
+        run "$name"
+    done
+else
+    run "$target"
+fi

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets from the NX conformance corpus.
+
+Images are assembled from the corpus's explain texts (``tests/corpus.py``, with
+``nx_agent.ir.assemble``), so the seeds are regenerated rather than kept in the repository:
+
+* ``prepare_module``: every corpus image, stripped and full, and the built-in prelude;
+* ``link_program``: per program and module, that module's image first, then the program's other
+  images (the input format of ``nx_ir_core::testing::fuzz::link_case``);
+* ``evaluate``: per corpus entrypoint, a call with the corpus's arguments over the program's
+  images, by ``evaluate_function`` and by ``call_function`` (``evaluate_case``); and a
+  ``call_function`` call per function value a corpus result holds.
+
+Usage: ``python3 fuzz/seed.py [OUT]`` (default ``fuzz/corpus``). Needs the installed package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from corpus import CorpusModule, CorpusProgram, image, programs  # noqa: E402
+
+from nx_agent import ir  # noqa: E402
+
+# Flags of the evaluate input (see Call in rust/nx-ir-core/src/testing/fuzz.rs).
+CALL_MODE = 1
+FUZZED_FUNCTION = 64
+NO_INPUT_LIMIT = 8
+
+
+def chunk(data: bytes) -> bytes:
+    return struct.pack("<I", len(data)) + data
+
+
+def text(value: str, *, long: bool = False) -> bytes:
+    data = value.encode("utf-8", "surrogatepass")
+    if long:
+        data = data[:0xFFFF]
+        return struct.pack("<H", len(data)) + data
+    data = data[:0xFF]
+    return bytes([len(data)]) + data
+
+
+def value(v: Any) -> bytes:
+    """A host value in the fuzz input's tag encoding."""
+    if v is None:
+        return b"\x00"
+    if v is False:
+        return b"\x01"
+    if v is True:
+        return b"\x02"
+    if isinstance(v, int):
+        if -128 <= v <= 127:
+            return b"\x04" + struct.pack("<b", v)
+        return b"\x03" + struct.pack("<q", max(-(2**63), min(2**63 - 1, v)))
+    if isinstance(v, float):
+        return b"\x05" + struct.pack("<d", v)
+    if isinstance(v, str):
+        encoded = v.encode("utf-8", "surrogatepass")
+        return b"\x06" + text(v) if len(encoded) < 256 else b"\x07" + text(v, long=True)
+    if isinstance(v, list):
+        items = v[:255]
+        return b"\x08" + bytes([len(items)]) + b"".join(value(i) for i in items)
+    if isinstance(v, dict):
+        type_name = v.get("$type")
+        fields = [(k, x) for k, x in v.items() if not (k == "$type" and isinstance(x, str))][:255]
+        head = b"\x0a" + text(type_name) if isinstance(type_name, str) else b"\x09"
+        body = b"".join(text(k) + value(x) for k, x in fields)
+        return head + bytes([len(fields)]) + body
+    raise TypeError(f"no encoding for {v!r}")
+
+
+def call(flags: int, entry: int, args: list[tuple[str, Any]], function: Any = None) -> bytes:
+    """The call chunk: entry, decl, budget, input, depth, range, count, then the arguments."""
+    head = struct.pack("<BBHHBHB", entry, 0, 0, 0xFFFF, 0, 0, len(args))
+    body = value(function) if flags & FUZZED_FUNCTION else b""
+    for name, arg in args:
+        body += (text(name) if flags & CALL_MODE else b"") + value(arg)
+    return head + body
+
+
+def entrypoints(program: CorpusProgram) -> list[dict[str, Any]]:
+    spec = program.path / "program.json"
+    if spec.is_file():
+        listed: list[dict[str, Any]] = json.loads(spec.read_text("utf-8")).get("entrypoints", [])
+        return listed
+    results = json.loads((program.path / "expected" / "results.json").read_text("utf-8"))
+    return [dict(zip(("module", "function"), key.split("::"))) for key in results]
+
+
+def function_values(v: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(v, dict):
+        if v.get("$type") == "Function" and isinstance(v.get("name"), str):
+            yield v
+        for x in v.values():
+            yield from function_values(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from function_values(x)
+
+
+def images(program: CorpusProgram, *, full: bool) -> dict[str, bytes]:
+    def has_full(m: CorpusModule) -> bool:
+        return full and m.full is not None and m.source is not None
+
+    return {i: image(program, m, full=has_full(m)) for i, m in program.modules.items()}
+
+
+def ordered(set_: dict[str, bytes], entry: str) -> bytes:
+    return chunk(set_[entry]) + b"".join(chunk(b) for i, b in set_.items() if i != entry)
+
+
+def seeds() -> Iterator[tuple[str, str, bytes]]:
+    """(target, name, input) for every seed."""
+    yield "prepare_module", "prelude", ir.builtin_prelude().to_bytes()
+    for program in programs():
+        stripped = images(program, full=False)
+        full = images(program, full=True)
+        for variant, set_ in (("stripped", stripped), ("full", full)):
+            for identity, data in set_.items():
+                tag = f"{program.name}-{identity.replace('/', '_')}-{variant}"
+                yield "prepare_module", tag, data
+                yield "link_program", tag, b"\x00" + ordered(set_, identity)
+        results_file = program.path / "expected" / "results.json"
+        results = json.loads(results_file.read_text("utf-8")) if results_file.is_file() else {}
+        for number, entry in enumerate(entrypoints(program)):
+            module = entry["module"]
+            if module not in stripped:
+                continue
+            functions = list(ir.prepare_module(stripped[module]).functions)
+            if entry["function"] not in functions:
+                continue
+            args = [("", a) for a in entry.get("arguments", [])]
+            index = functions.index(entry["function"])
+            tag = f"{program.name}-{number}"
+            for variant, set_ in (("stripped", stripped), ("full", full)):
+                images_ = ordered(set_, module)
+                yield "evaluate", f"{tag}-{variant}", b"\x00" + chunk(call(0, index, args)) + images_
+            record = {"$type": "Function", "module": module, "name": entry["function"]}
+            flags = CALL_MODE | FUZZED_FUNCTION
+            yield "evaluate", f"{tag}-call", bytes([flags]) + chunk(call(flags, 0, args, record)) + ordered(
+                stripped, module
+            )
+        seen = set()
+        for key, result in results.items():
+            module = key.split("::")[0]
+            for function in function_values(result):
+                target = function.get("module", module)
+                name = f"{target}::{function['name']}"
+                if target not in stripped or name in seen:
+                    continue
+                seen.add(name)
+                flags = CALL_MODE | FUZZED_FUNCTION | NO_INPUT_LIMIT
+                data = bytes([flags]) + chunk(call(flags, 0, [], function)) + ordered(stripped, module)
+                yield "evaluate", f"{program.name}-value-{len(seen)}", data
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "fuzz" / "corpus"
+    counts: dict[str, int] = {}
+    for target, name, data in seeds():
+        folder = out / target
+        folder.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha1(data).hexdigest()[:12]
+        (folder / f"seed-{name}-{digest}").write_bytes(data)
+        counts[target] = counts.get(target, 0) + 1
+    if not counts:
+        sys.exit("no seeds: the conformance corpus was not found (see tests/corpus.py)")
+    for target, count in sorted(counts.items()):
+        print(f"{target}: {count} seeds in {out / target}")
+
+
+if __name__ == "__main__":
+    main()

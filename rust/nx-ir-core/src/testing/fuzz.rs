@@ -1,0 +1,501 @@
+//! The cases of the fuzz targets (`fuzz/` at the repository root), kept here so that the fuzz
+//! targets, the regression tests replaying their crashing inputs and the seed replay all run the
+//! same code. Each function takes the raw input, panics on a violation, and returns normally when
+//! the input is refused or handled correctly.
+//!
+//! Input formats (little-endian; every read past the end yields zeros, so every input means
+//! something):
+//!
+//! * [`prepare_case`]: the whole input is one image.
+//! * [`link_case`]: `flags: u8`, then chunks; a chunk is `length: u32` and that many bytes (a
+//!   length past the end takes the rest). Every chunk is an image; the first is the entry.
+//! * [`evaluate_case`]: `flags: u8`, one chunk holding the call ([`Call`]), then image chunks as
+//!   for linking.
+//!
+//! A host value in a call is a tag byte (taken modulo 13) and its payload:
+//! `0` null, `1` false, `2` true, `3` an `i64`, `4` an `i8` as an int, `5` an `f64` by its bits,
+//! `6` a string of `u8` length, `7` a string of `u16` length (strings are read lossily as
+//! UTF-8), `8` a list of `u8` count, `9` a record of `u8` count of `(u8-length name, value)`,
+//! `10` a record with a `$type` (`u8`-length string) then as `9`, `11` `u16` depth then a value
+//! wrapped in that many one-item lists (at most [`MAX_WRAP`]), `12` `u16` count then a value
+//! repeated that many times in a list. Decoding stops building once [`MAX_VALUES`] values exist
+//! (later ones are null).
+
+use super::check_image;
+use crate::error::IrError;
+use crate::eval::json::to_json;
+use crate::eval::{
+    call_function, evaluate_function, measure_input_size, CompiledProgram, Evaluation, HostRecord, HostValue, Limits,
+};
+use crate::explain::explain_image;
+use crate::image::PreparedModule;
+use crate::link::{LinkOptions, Program};
+use crate::model::Decl;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The operation budget of an evaluation unless the call names a smaller one.
+pub const BUDGET: u64 = 10_000;
+/// The most values one call's arguments decode to.
+pub const MAX_VALUES: usize = 50_000;
+/// The deepest wrapping tag `11` builds.
+pub const MAX_WRAP: usize = 2_000;
+
+/// A cursor over fuzz input that reads zeros past the end.
+pub struct Bytes<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Bytes<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Bytes { data }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Up to `n` bytes.
+    pub fn take(&mut self, n: usize) -> &'a [u8] {
+        let (head, tail) = self.data.split_at(n.min(self.data.len()));
+        self.data = tail;
+        head
+    }
+
+    fn array<const N: usize>(&mut self) -> [u8; N] {
+        let mut out = [0u8; N];
+        let head = self.take(N);
+        out[..head.len()].copy_from_slice(head);
+        out
+    }
+
+    pub fn u8(&mut self) -> u8 {
+        self.array::<1>()[0]
+    }
+
+    pub fn u16(&mut self) -> u16 {
+        u16::from_le_bytes(self.array())
+    }
+
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.array())
+    }
+
+    pub fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.array())
+    }
+
+    /// The next chunk, or `None` at the end.
+    pub fn chunk(&mut self) -> Option<&'a [u8]> {
+        if self.data.is_empty() {
+            return None;
+        }
+        let length = self.u32() as usize;
+        Some(self.take(length))
+    }
+}
+
+/// Splits `data` into chunks as the formats above lay them out.
+pub fn chunks(data: &[u8]) -> Vec<&[u8]> {
+    let mut bytes = Bytes::new(data);
+    std::iter::from_fn(|| bytes.chunk()).collect()
+}
+
+/// Writes `parts` as chunks (what the seed script does in Python).
+pub fn write_chunks(parts: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in parts {
+        out.extend_from_slice(&(part.len() as u32).to_le_bytes());
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+/// Every error must carry at least one diagnostic, each with a reference-style code.
+pub fn assert_coded(error: &IrError, what: &str) {
+    assert!(!error.diagnostics.is_empty(), "{what}: refused without a diagnostic: {error:?}");
+    for diagnostic in &error.diagnostics {
+        assert!(diagnostic.code.starts_with("nx-ir-"), "{what}: refused with an unknown code: {error:?}");
+        assert!(!diagnostic.message.is_empty(), "{what}: a diagnostic without a message: {error:?}");
+    }
+}
+
+/// The prepare target: the reader refuses the input with a coded error, or prepares a module
+/// that reads, decodes, re-encodes to an image that prepares and decodes the same, and explains.
+pub fn prepare_case(data: &[u8]) {
+    match check_image(data) {
+        Err(failure) => panic!("{failure}"),
+        Ok(None) => {
+            let error = PreparedModule::from_slice(data).expect_err("refused once, refused again");
+            assert_coded(&error, "prepare");
+        }
+        Ok(Some(module)) => {
+            for index in 0..module.type_count() as u32 {
+                assert!(module.decode_type(index).is_some(), "type {index} of a prepared image does not decode");
+            }
+            for index in 0..module.constant_count() as u32 {
+                assert!(module.decode_constant(index).is_some(), "constant {index} does not decode");
+            }
+            for index in 0..module.declaration_count() as u32 {
+                assert!(module.decode_declaration(index).is_some(), "declaration {index} does not decode");
+                let name = module.declaration_name(index).expect("a declaration has a name");
+                assert!(module.declaration_index(name).is_some(), "declaration {name:?} is not found by name");
+                let _ = module.declaration_span(index);
+            }
+            for slot in 0..module.module_count() {
+                assert!(module.module_entry(slot).is_some(), "module-table slot {slot} does not read");
+                let _ = module.referenced_names(slot).count();
+            }
+            if let Err(error) = explain_image(data) {
+                panic!("a prepared image does not explain: {error}");
+            }
+        }
+    }
+}
+
+/// How the link target's resolver answers.
+#[derive(Debug, Clone, Copy)]
+struct ResolverMode {
+    /// An identity the set does not hold is answered with some module of the set anyway.
+    substitute: bool,
+    /// An identity the set does not hold is answered with an error (after `substitute`).
+    fail: bool,
+}
+
+/// The images of `chunks` that prepare; the first must (else `None`).
+fn prepare_set(chunks: &[&[u8]]) -> Option<Vec<Arc<PreparedModule>>> {
+    let mut modules = Vec::new();
+    for (index, chunk) in chunks.iter().enumerate() {
+        match PreparedModule::from_slice(chunk) {
+            Ok(module) => modules.push(Arc::new(module)),
+            Err(error) => {
+                assert_coded(&error, "prepare");
+                if index == 0 {
+                    return None;
+                }
+            }
+        }
+    }
+    (!modules.is_empty()).then_some(modules)
+}
+
+/// Links `set[0]` against the set; checks what a linked program promises.
+fn link_set(set: &[Arc<PreparedModule>], options: LinkOptions, mode: ResolverMode) -> Option<Program> {
+    let mut by_identity: HashMap<&str, Arc<PreparedModule>> = HashMap::new();
+    for module in set {
+        by_identity.entry(module.identity()).or_insert_with(|| Arc::clone(module));
+    }
+    let mut asked = 0usize;
+    let mut resolve = |identity: &str| {
+        asked += 1;
+        if let Some(module) = by_identity.get(identity) {
+            return Ok(Some(Arc::clone(module)));
+        }
+        if mode.substitute {
+            return Ok(Some(Arc::clone(&set[(identity.len() + asked) % set.len()])));
+        }
+        if mode.fail {
+            return Err(IrError::new(crate::error::codes::LINK_MISSING_MODULE, format!("no module {identity:?}")));
+        }
+        Ok(None)
+    };
+    let program = match Program::link(Arc::clone(&set[0]), &mut resolve, options) {
+        Ok(program) => program,
+        Err(error) => {
+            assert_coded(&error, "link");
+            return None;
+        }
+    };
+    assert!(Arc::ptr_eq(program.entry(), &set[0]), "the entry is not the program's first module");
+    let modules = program.modules();
+    for (index, module) in modules.iter().enumerate() {
+        assert_eq!(program.module_index(module.identity()), Some(index), "module {index} is not found by identity");
+        assert_eq!(program.resolve_slot(index, 0), Some(index), "slot 0 of module {index} is not itself");
+        for slot in 1..module.module_count() {
+            let wanted = module.module_entry(slot).expect("a prepared module's table reads");
+            let target = program.resolve_slot(index, slot).unwrap_or_else(|| panic!("slot {slot} of module {index} is unresolved"));
+            let resolved = &modules[target];
+            assert_eq!(resolved.identity(), wanted.identity, "slot {slot} of module {index} resolved to another identity");
+            if !options.allow_version_mismatch {
+                assert_eq!(resolved.version(), wanted.version, "slot {slot} of module {index} resolved to another version");
+            }
+            for name in module.referenced_names(slot) {
+                assert!(resolved.declaration_index(name).is_some(), "{name:?} through slot {slot} is not declared");
+            }
+        }
+    }
+    Some(program)
+}
+
+/// The link target: links the first image against the others (and the built-in prelude), then
+/// compiles what links.
+pub fn link_case(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let flags = bytes.u8();
+    let chunks: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
+    let Some(set) = prepare_set(&chunks) else { return };
+    let options = LinkOptions { allow_version_mismatch: flags & 1 != 0 };
+    let mode = ResolverMode { substitute: flags & 2 != 0, fail: flags & 4 != 0 };
+    let Some(program) = link_set(&set, options, mode) else { return };
+    if let Err(error) = CompiledProgram::compile(&program) {
+        assert_coded(&error, "compile");
+    }
+}
+
+/// Decodes host values from fuzz input.
+pub struct ValueDecoder<'a, 'b> {
+    bytes: &'b mut Bytes<'a>,
+    made: usize,
+    depth: usize,
+}
+
+impl<'a, 'b> ValueDecoder<'a, 'b> {
+    pub fn new(bytes: &'b mut Bytes<'a>) -> Self {
+        ValueDecoder { bytes, made: 0, depth: 0 }
+    }
+
+    fn text(&mut self, long: bool) -> String {
+        let length = if long { self.bytes.u16() as usize } else { self.bytes.u8() as usize };
+        String::from_utf8_lossy(self.bytes.take(length)).into_owned()
+    }
+
+    /// One value, nesting at most [`MAX_WRAP`] deep (deeper ones are null).
+    pub fn value(&mut self) -> HostValue {
+        if self.made >= MAX_VALUES || self.depth >= MAX_WRAP || self.bytes.is_empty() {
+            return HostValue::Null;
+        }
+        self.made += 1;
+        self.depth += 1;
+        let value = self.one();
+        self.depth -= 1;
+        value
+    }
+
+    fn one(&mut self) -> HostValue {
+        match self.bytes.u8() % 13 {
+            0 => HostValue::Null,
+            1 => HostValue::Bool(false),
+            2 => HostValue::Bool(true),
+            3 => HostValue::Int(self.bytes.u64() as i64),
+            4 => HostValue::Int(i64::from(self.bytes.u8() as i8)),
+            5 => HostValue::Float(f64::from_bits(self.bytes.u64())),
+            6 => HostValue::Str(self.text(false)),
+            7 => HostValue::Str(self.text(true)),
+            8 => {
+                let count = self.bytes.u8();
+                HostValue::List((0..count).map(|_| self.value()).collect())
+            }
+            tag @ (9 | 10) => {
+                let type_name = (tag == 10).then(|| self.text(false));
+                let count = self.bytes.u8();
+                let fields = (0..count).map(|_| (self.text(false), self.value())).collect();
+                HostValue::Record(HostRecord { type_name, fields })
+            }
+            11 => {
+                let depth = (self.bytes.u16() as usize).min(MAX_WRAP - self.depth);
+                self.depth += depth;
+                let mut value = self.value();
+                self.depth -= depth;
+                for _ in 0..depth {
+                    value = HostValue::List(vec![value]);
+                }
+                self.made += depth;
+                value
+            }
+            _ => {
+                let count = (self.bytes.u16() as usize).min(MAX_VALUES.saturating_sub(self.made));
+                let item = self.value();
+                let size = count_values(&item);
+                let count = count.min(MAX_VALUES.saturating_sub(self.made) / size.max(1));
+                self.made += count * size;
+                HostValue::List(vec![item; count])
+            }
+        }
+    }
+}
+
+fn count_values(value: &HostValue) -> usize {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(next) = stack.pop() {
+        count += 1;
+        match next {
+            HostValue::List(items) => stack.extend(items),
+            HostValue::Record(record) => stack.extend(record.fields.iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// A call of the evaluate target, decoded from its call chunk: `entry: u8` (which function
+/// entrypoint, or in call mode which module), `decl: u8` (call mode: which declaration),
+/// `budget: u16`, `input: u16`, `depth: u8`, `range: u16`, `count: u8`, then `count` arguments,
+/// each a `u8`-length name (call mode only; an empty name is the parameter at that position)
+/// and a value; in call mode with a fuzzed function value, that value comes first. An empty
+/// name in call mode stands for the name of the parameter at its position, when the function
+/// value names a function of the program.
+///
+/// Flags: bit 0 call mode (`call_function`), bit 1 allow version mismatch when linking, bit 2
+/// the budget is `budget` (at most [`BUDGET`]) rather than [`BUDGET`], bit 3 no input size
+/// limit (else `input`), bit 4 the call depth is `depth`, bit 5 the range length is `range`,
+/// bit 6 the function value is fuzzed rather than a record naming the chosen declaration.
+#[derive(Debug)]
+pub struct Call {
+    pub flags: u8,
+    pub entry: u8,
+    pub decl: u8,
+    pub limits: Limits,
+    pub function: Option<HostValue>,
+    pub args: Vec<(String, HostValue)>,
+}
+
+impl Call {
+    pub fn decode(flags: u8, data: &[u8]) -> Call {
+        let mut bytes = Bytes::new(data);
+        let entry = bytes.u8();
+        let decl = bytes.u8();
+        let budget = bytes.u16();
+        let input = bytes.u16();
+        let depth = bytes.u8();
+        let range = bytes.u16();
+        let count = bytes.u8();
+        let limits = Limits {
+            max_operations: Some(if flags & 4 != 0 { u64::from(budget).min(BUDGET) } else { BUDGET }),
+            max_input_size: (flags & 8 == 0).then_some(u64::from(input)),
+            max_call_depth: if flags & 16 != 0 { u32::from(depth) } else { Limits::default().max_call_depth },
+            max_range_length: if flags & 32 != 0 { u64::from(range) } else { Limits::default().max_range_length },
+            ..Limits::default()
+        };
+        let call_mode = flags & 1 != 0;
+        let mut decoder = ValueDecoder::new(&mut bytes);
+        let function = (call_mode && flags & 64 != 0).then(|| decoder.value());
+        let mut args = Vec::new();
+        for _ in 0..count {
+            let name = if call_mode { decoder.text(false) } else { String::new() };
+            args.push((name, decoder.value()));
+        }
+        Call { flags, entry, decl, limits, function, args }
+    }
+}
+
+/// Compares two host values exactly (floats by their bits).
+pub fn same_value(a: &HostValue, b: &HostValue) -> bool {
+    match (a, b) {
+        (HostValue::Float(x), HostValue::Float(y)) => x.to_bits() == y.to_bits(),
+        (HostValue::List(x), HostValue::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b)),
+        (HostValue::Record(x), HostValue::Record(y)) => {
+            x.type_name == y.type_name
+                && x.fields.len() == y.fields.len()
+                && x.fields.iter().zip(&y.fields).all(|((k, v), (l, w))| k == l && same_value(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+fn same_outcome(a: &Result<Evaluation, IrError>, b: &Result<Evaluation, IrError>) -> bool {
+    match (a, b) {
+        (Ok(a), Ok(b)) => a.usage == b.usage && same_value(&a.value, &b.value),
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The evaluate target: links the images as [`link_case`] does (the resolver answers from the
+/// set only), compiles, and calls a function with the decoded arguments under the decoded
+/// limits, twice: both calls must give the same outcome, a refusal must be coded, and a result
+/// must have used no more than the budget.
+pub fn evaluate_case(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let flags = bytes.u8();
+    let Some(call) = bytes.chunk() else { return };
+    let call = Call::decode(flags, call);
+    let chunks: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
+
+    for (_, arg) in &call.args {
+        check_measure(arg, call.limits.max_input_size);
+    }
+
+    let Some(set) = prepare_set(&chunks) else { return };
+    let options = LinkOptions { allow_version_mismatch: flags & 2 != 0 };
+    let Some(program) = link_set(&set, options, ResolverMode { substitute: false, fail: false }) else { return };
+    let compiled = match CompiledProgram::compile(&program) {
+        Ok(compiled) => compiled,
+        Err(error) => {
+            assert_coded(&error, "compile");
+            return;
+        }
+    };
+
+    let run = || -> Result<Evaluation, IrError> {
+        if flags & 1 == 0 {
+            let names = program.entry().function_entrypoints();
+            let name = names.get(usize::from(call.entry) % names.len().max(1)).copied().unwrap_or("");
+            let args: Vec<HostValue> = call.args.iter().map(|(_, value)| value.clone()).collect();
+            return evaluate_function(&compiled, name, &args, &call.limits);
+        }
+        let modules = program.modules();
+        let module = &modules[usize::from(call.entry) % modules.len()];
+        let decl = u32::from(call.decl) % (module.declaration_count() as u32).max(1);
+        let function = call.function.clone().unwrap_or_else(|| {
+            HostValue::Record(
+                HostRecord::new(Some("Function"))
+                    .with("module", HostValue::str(module.identity()))
+                    .with("name", HostValue::str(module.declaration_name(decl).unwrap_or(""))),
+            )
+        });
+        let params = function_params(&program, &function);
+        let args: Vec<(&str, HostValue)> = call
+            .args
+            .iter()
+            .enumerate()
+            .map(|(at, (name, value))| {
+                let name = match name.as_str() {
+                    "" => params.get(at).map_or("", String::as_str),
+                    name => name,
+                };
+                (name, value.clone())
+            })
+            .collect();
+        call_function(&compiled, &function, &args, &call.limits)
+    };
+    let first = run();
+    let second = run();
+    assert!(same_outcome(&first, &second), "two runs of one call differ:\n{first:?}\n{second:?}");
+    match &first {
+        Ok(evaluation) => {
+            let used = evaluation.usage.operations.expect("a budget was set, so operations are reported");
+            assert!(used <= call.limits.max_operations.unwrap_or(u64::MAX), "used {used} of {:?}", call.limits);
+            let _ = to_json(&evaluation.value);
+        }
+        Err(error) => assert_coded(error, "evaluate"),
+    }
+}
+
+/// The parameter names of the function a `Function` record names, if it names one.
+fn function_params(program: &Program, function: &HostValue) -> Vec<String> {
+    let HostValue::Record(record) = function else { return Vec::new() };
+    let (Some(HostValue::Str(module)), Some(HostValue::Str(name))) = (record.get("module"), record.get("name")) else {
+        return Vec::new();
+    };
+    let Some(module) = program.module(module) else { return Vec::new() };
+    match module.declaration_index(name).and_then(|index| module.decode_declaration(index)) {
+        Some(Decl::Function { params, .. }) => {
+            params.iter().map(|p| module.string(p.name).unwrap_or("").to_string()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Measuring with a limit gives the exact size when it is within the limit, else some size
+/// above the limit.
+fn check_measure(value: &HostValue, limit: Option<u64>) {
+    let exact = measure_input_size(&value, None).expect("a HostValue always measures");
+    let Some(limit) = limit else { return };
+    let bounded = measure_input_size(&value, Some(limit)).expect("a HostValue always measures");
+    if exact <= limit {
+        assert_eq!(bounded, exact, "measuring under the limit {limit} changed the size");
+    } else {
+        assert!(bounded > limit, "the size {exact} measured as {bounded} under the limit {limit}");
+    }
+}
