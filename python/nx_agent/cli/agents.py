@@ -44,12 +44,20 @@ def _cmd_compile(args: argparse.Namespace, out: Output) -> int:
     for path, identity in zip(args.images, modules):
         paths[identity] = path
     descriptions = read_json_file(args.descriptions) if args.descriptions else None
+    context_type = None
+    if args.tool_context_type:
+        module, sep, name = args.tool_context_type.rpartition("::")
+        if not sep or not module or not name:
+            raise CliError("give the record as MODULE::NAME", code="nx-agent-cli-usage",
+                           path="--tool-context-type", exit_code=EXIT_USAGE)
+        context_type = {"module": module, "name": name}
     try:
         compiled = compile_agent(
             modules,
             entry=args.entry,
             root=args.root,
             descriptions=descriptions,
+            tool_context_type=context_type,
             allow_insecure_base_url=args.allow_insecure_base_url,
         )
     except (ValueError, TypeError) as error:
@@ -310,6 +318,8 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
                           help="descriptions document (JSON): the doc comments the images do not keep")
     compile_.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
     compile_.add_argument("--root", default="root", help="the function that returns the Agent (default root)")
+    compile_.add_argument("--tool-context-type", metavar="MODULE::NAME",
+                          help="the host's tool context record, a ToolContext (e.g. context.nx::ChatToolContext)")
     compile_.add_argument("--allow-insecure-base-url", action="store_true", help="accept http: base URLs")
     compile_.set_defaults(run=_cmd_compile)
 

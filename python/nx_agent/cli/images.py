@@ -11,6 +11,10 @@ from ..errors import NxIrError
 from .inputs import json_option, link_files, read_image, read_text, write_bytes
 from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, Output, error_document, to_json
 
+#: ``run``'s budget and input limit unless told otherwise (so that its usage is always measured).
+DEFAULT_MAX_OPERATIONS = 1_000_000
+DEFAULT_MAX_INPUT_SIZE = 1_000_000
+
 #: Runtime codes that mean the function asked for is not there (bad input, not a failed evaluation).
 UNKNOWN_FUNCTION_CODES = frozenset({"nx-ir-missing-entrypoint"})
 
@@ -39,8 +43,13 @@ def describe(program: ir.Program) -> str:
 
 def usage_text(usage: Mapping[str, Any]) -> str:
     """``N operations, input size M`` from a usage record (either spelling of the input size)."""
+    parts = []
+    if usage.get("operations") is not None:
+        parts.append(f"{usage['operations']} operations")
     size = usage.get("inputSize", usage.get("input_size"))
-    return f"{usage.get('operations')} operations, input size {size}"
+    if size is not None:
+        parts.append(f"input size {size}")
+    return ", ".join(parts) or "not measured"
 
 
 def _cmd_explain(args: argparse.Namespace, out: Output) -> int:
@@ -119,7 +128,7 @@ def _cmd_run(args: argparse.Namespace, out: Output) -> int:
         else:
             out.failure_text(error_document(error), prefix=f"{args.function} failed: ")
         return EXIT_FAILED
-    usage = dict(result.usage)
+    usage = {"operations": result.operations, "inputSize": result.input_size}
     if out.json:
         out.document({"ok": True, "value": result.value, "usage": usage})
     else:
@@ -174,8 +183,10 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     run.add_argument("images", nargs="+", metavar="IMAGE", help="the entry image, then the images it links to")
     run.add_argument("--function", required=True, metavar="NAME", help="the entry module's function")
     run.add_argument("--args", default="[]", metavar="JSON", help="arguments: a JSON list or object, or @FILE (default [])")
-    run.add_argument("--max-operations", type=int, metavar="N", help="operation budget (default: the runtime's)")
-    run.add_argument("--max-input-size", type=int, metavar="N", help="largest input size (default: the runtime's)")
+    run.add_argument("--max-operations", type=int, default=DEFAULT_MAX_OPERATIONS, metavar="N",
+                     help=f"operation budget (default {DEFAULT_MAX_OPERATIONS:,})")
+    run.add_argument("--max-input-size", type=int, default=DEFAULT_MAX_INPUT_SIZE, metavar="N",
+                     help=f"largest input size of the arguments (default {DEFAULT_MAX_INPUT_SIZE:,})")
     run.add_argument(
         "--allow-version-mismatch", action="store_true",
         help="link even where a module's version differs from the one recorded",
