@@ -129,7 +129,7 @@ def evaluate_function(
 def call_function(
     program: Program,
     function: Mapping[str, Any],
-    args: Mapping[str, Any] | None = None,
+    args: Mapping[str, Any] | list[Any] | tuple[Any, ...] | None = None,
     *,
     limits: Limits | None = None,
     max_operations: int | None = None,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, HostRecord, HostValue, HostValueBuilder, Limits as CoreLimits, Usage, MAX_VALUE_NESTING,
+    self, CallArguments, HostRecord, HostValue, HostValueBuilder, Limits as CoreLimits, Usage, MAX_VALUE_NESTING,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -356,7 +356,7 @@ pub fn evaluate_function(
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
-/// `Agent` holds it) with arguments by parameter name.
+/// `Agent` holds it) with arguments by parameter name (a dict) or by position (a list or tuple).
 #[pyfunction]
 #[pyo3(signature = (program, function, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
 #[allow(clippy::too_many_arguments)]
@@ -364,7 +364,7 @@ pub fn call_function(
     py: Python<'_>,
     program: &Program,
     function: Bound<'_, PyAny>,
-    args: Option<Bound<'_, PyDict>>,
+    args: Option<Bound<'_, PyAny>>,
     limits: Option<PyRef<'_, Limits>>,
     max_operations: Option<Bound<'_, PyAny>>,
     max_input_size: Option<Bound<'_, PyAny>>,
@@ -380,21 +380,46 @@ pub fn call_function(
     )
     .or_raise(py)?;
     let function = read_value(&function, || "function".into()).or_raise(py)?;
+    let args = args.filter(|a| !a.is_none());
     let mut named: Vec<(String, HostValue)> = Vec::new();
-    for (key, value) in args.iter().flat_map(|d| d.iter()) {
-        let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
-            let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
+    let mut positional: Option<Vec<HostValue>> = None;
+    if let Some(args) = args {
+        if let Ok(dict) = args.cast::<PyDict>() {
+            for (key, value) in dict.iter() {
+                let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+                    let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
+                    return Err(to_py_err(py, &error));
+                };
+                let read = read_value(&value, || format!("args[{key:?}]")).or_raise(py)?;
+                named.push((key, read));
+            }
+        } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
+            let mut values = Vec::new();
+            for (index, arg) in args.try_iter()?.enumerate() {
+                values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
+            }
+            positional = Some(values);
+        } else {
+            let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by name, or a list or tuple by position.");
             return Err(to_py_err(py, &error));
-        };
-        let read = read_value(&value, || format!("args[{key:?}]")).or_raise(py)?;
-        named.push((key, read));
+        }
     }
     let compiled = program.compiled(py)?;
     let result = py.detach(|| {
-        let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let mut usage = Usage::default();
-        eval::call_function_with(&compiled, &&function, &pairs, &limits, &mut HostValueBuilder, &mut usage)
-            .map(|value| eval::Evaluation { value, usage })
+        let value = match &positional {
+            Some(values) => {
+                let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+                let args = CallArguments::Positional(&items);
+                eval::call_function_with(&compiled, &&function, args, &limits, &mut HostValueBuilder, &mut usage)
+            }
+            None => {
+                let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                let args = CallArguments::Named(&pairs);
+                eval::call_function_with(&compiled, &&function, args, &limits, &mut HostValueBuilder, &mut usage)
+            }
+        };
+        value.map(|value| eval::Evaluation { value, usage })
     });
     finish(py, result)
 }

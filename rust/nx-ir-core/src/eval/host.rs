@@ -239,6 +239,26 @@ impl SizeMeter {
         Ok(())
     }
 
+    /// Adds a list of values (positional arguments given as one list): the list counts 1, a
+    /// left-out item 1.
+    pub fn list<S: HostValueSource<Child = S>>(&mut self, items: &[Option<S>]) -> IrResult<()> {
+        if self.add(1) {
+            return Ok(());
+        }
+        for item in items {
+            match item {
+                Some(item) => self.value(item)?,
+                None => {
+                    self.add(1);
+                }
+            }
+            if self.over() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     /// Adds a record of members (named arguments, props): the record itself counts 1.
     pub fn record<S: HostValueSource<Child = S>>(&mut self, fields: &[(&str, S)]) -> IrResult<()> {
         if self.add(1) {

@@ -58,17 +58,23 @@ pub fn evaluate_function(program: &CompiledProgram, name: &str, args: &[HostValu
     Ok(Evaluation { value, usage })
 }
 
+/// The arguments of [`call_function`]: by position (`None` = left out) or by parameter name.
+#[derive(Debug, Clone, Copy)]
+pub enum CallArguments<'a, S> {
+    Positional(&'a [Option<S>]),
+    Named(&'a [(&'a str, S)]),
+}
+
 /// Calls a function value (a `{"$type":"Function","module","name"}` record) with arguments by
-/// parameter name; names the function does not declare are dropped.
+/// position or by parameter name; names the function does not declare are dropped.
 pub fn call_function(
     program: &CompiledProgram,
     function: &HostValue,
-    args: &[(&str, HostValue)],
+    args: CallArguments<'_, &HostValue>,
     limits: &Limits,
 ) -> IrResult<Evaluation> {
-    let named: Vec<(&str, &HostValue)> = args.iter().map(|(k, v)| (*k, v)).collect();
     let mut usage = Usage::default();
-    let value = call_function_with(program, &function, &named, limits, &mut HostValueBuilder, &mut usage)?;
+    let value = call_function_with(program, &function, args, limits, &mut HostValueBuilder, &mut usage)?;
     Ok(Evaluation { value, usage })
 }
 
@@ -122,11 +128,13 @@ where
     result
 }
 
-/// [`call_function`] over any host value source and sink.
+/// [`call_function`] over any host value source and sink. Input size (ir-format §6.2): the
+/// Function record, then the arguments as one record (by name) or as one list (by position:
+/// 1 for the list plus each argument, a left-out one counting 1).
 pub fn call_function_with<S, K>(
     program: &CompiledProgram,
     function: &S,
-    args: &[(&str, S)],
+    args: CallArguments<'_, S>,
     limits: &Limits,
     sink: &mut K,
     usage: &mut Usage,
@@ -139,10 +147,13 @@ where
     limits.validate()?;
     check_input_size(limits, usage, |meter| {
         meter.value(function)?;
-        if !meter.over() {
-            meter.record(args)?;
+        if meter.over() {
+            return Ok(());
         }
-        Ok(())
+        match args {
+            CallArguments::Named(fields) => meter.record(fields),
+            CallArguments::Positional(items) => meter.list(items),
+        }
     })?;
     let mut machine = Machine::new(program, limits);
     let result = (|| {
@@ -154,11 +165,25 @@ where
             ));
         };
         let function = machine.resolve_function(&module, &name, &"call_function")?;
-        let mut fields = Vec::with_capacity(args.len());
-        for (key, value) in args {
-            fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
-        }
-        let values = machine.by_name(function, &fields);
+        let values = match args {
+            CallArguments::Named(named) => {
+                let mut fields = Vec::with_capacity(named.len());
+                for (key, value) in named {
+                    fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
+                }
+                machine.by_name(function, &fields)
+            }
+            CallArguments::Positional(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    values.push(match item {
+                        Some(item) => Some(machine.read_host(item, 0)?),
+                        None => None,
+                    });
+                }
+                values
+            }
+        };
         run(&mut machine, function, values, sink)
     })();
     usage.operations = machine.used();
