@@ -83,8 +83,9 @@ def test_arguments_that_are_neither_by_name_nor_by_position(program: ir.Program,
 
 
 def test_a_dict_key_that_is_not_a_string(program: ir.Program) -> None:
+    args: Any = {1: 5}
     with pytest.raises(ir.NxIrError) as refused:
-        ir.call_function(program, FIND_PLANS, {1: 5})
+        ir.call_function(program, FIND_PLANS, args)
     assert refused.value.code == "nx-ir-boundary-type"
 
 
