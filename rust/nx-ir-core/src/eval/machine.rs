@@ -34,6 +34,9 @@ pub(crate) struct Machine<'p> {
     stack_base: usize,
     /// A default failed: its failure is never blamed on a host argument.
     pub default_failed: bool,
+    /// Work done beyond the node evaluations: values copied, allocated, read, written or
+    /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
+    pub work: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -46,7 +49,14 @@ impl<'p> Machine<'p> {
             nesting: 0,
             stack_base: stack_position(),
             default_failed: false,
+            work: 0,
         }
+    }
+
+    /// Counts `units` of work (a plain add; see [`super::work`]).
+    #[inline(always)]
+    pub fn tally(&mut self, units: u64) {
+        self.work = self.work.wrapping_add(units);
     }
 
     /// Operations charged so far (only meaningful with a budget).
@@ -282,7 +292,7 @@ impl<'p> Machine<'p> {
                     1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
                     _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
                 }
-                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(tag)), fields })))
+                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(tag)), fields))))
             }
             CNode::Component { target, name, props, content } => {
                 self.eval_component(cx, frame, index, target, name, props, content)
@@ -298,6 +308,7 @@ impl<'p> Machine<'p> {
                     CDeclKind::Component { key, .. } => Arc::clone(key),
                     _ => Arc::clone(&prog.decl(cm, cd).qualified),
                 };
+                self.tally(frame.len() as u64);
                 Ok(Value::Handler(Rc::new(Handler {
                     module: cx.module,
                     decl: cx.decl,
@@ -344,6 +355,7 @@ impl<'p> Machine<'p> {
         match value {
             Value::Seq(elements) => {
                 self.charge(cx, Some(node), elements.len() as u64)?;
+                self.tally(elements.len() as u64);
                 match Rc::try_unwrap(elements) {
                     Ok(owned) => items.extend(owned),
                     Err(shared) => items.extend(shared.iter().cloned()),
@@ -351,6 +363,7 @@ impl<'p> Machine<'p> {
             }
             other => {
                 self.charge(cx, Some(node), 1)?;
+                self.tally(1);
                 items.push(other);
             }
         }
@@ -358,6 +371,7 @@ impl<'p> Machine<'p> {
     }
 
     pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
+        self.tally(props.len() as u64 * (props.len() as u64 + 1));
         let mut fields = Vec::with_capacity(props.len());
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
@@ -378,7 +392,8 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    pub fn new_frame(&self, module: u32, decl: u32) -> Frame {
+    pub fn new_frame(&mut self, module: u32, decl: u32) -> Frame {
+        self.tally(1);
         Vec::with_capacity(self.prog.decl(module, decl).frame_size as usize)
     }
 
@@ -441,6 +456,7 @@ impl<'p> Machine<'p> {
                     let cost = (len16(l) + len16(r)) / 64;
                     self.charge(cx, Some(index), cost)?;
                 }
+                self.tally(1 + (l.len() + r.len()) as u64 / 64);
                 let mut text = String::with_capacity(l.len() + r.len());
                 text.push_str(l);
                 text.push_str(r);
@@ -574,10 +590,11 @@ impl<'p> Machine<'p> {
 
     // ---- members ----------------------------------------------------------------------------
 
-    fn member(&self, cx: Cx, index: u32, base: &Value, name: &Name) -> IrResult<Value> {
+    fn member(&mut self, cx: Cx, index: u32, base: &Value, name: &Name) -> IrResult<Value> {
         let Value::Record(record) = base else {
             return self.fail(cx, index, codes::BOUNDARY_TYPE, "Expected member access to be an object.");
         };
+        self.tally(record.lookup_work());
         if let Some(value) = record.get_name(name) {
             return Ok(value.clone());
         }
@@ -715,10 +732,7 @@ impl<'p> Machine<'p> {
                 if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
                     if !found.is_constant {
                         self.charge_node(cx, node)?;
-                        return Ok(Value::Record(Rc::new(Record {
-                            type_name: Some(Arc::clone(&found.type_name)),
-                            fields: Vec::new(),
-                        })));
+                        return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
                     }
                 }
             }
@@ -754,12 +768,15 @@ impl<'p> Machine<'p> {
     }
 
     /// Maps named arguments onto the callee's declared parameters; extra names are dropped.
-    pub fn by_name(&self, function: FunctionRef, fields: &[(Name, Value)]) -> Vec<Option<Value>> {
+    pub fn by_name(&mut self, function: FunctionRef, fields: &[(Name, Value)]) -> Vec<Option<Value>> {
         match &self.prog.decl(function.module, function.decl).kind {
-            CDeclKind::Function { params, .. } => params
+            CDeclKind::Function { params, .. } => {
+                self.tally(params.len() as u64 * (fields.len() as u64 + 1));
+                params
                 .iter()
                 .map(|p| fields.iter().find(|(k, _)| Arc::ptr_eq(k, &p.name) || **k == *p.name).map(|(_, v)| v.clone()))
-                .collect(),
+                .collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -828,11 +845,13 @@ impl<'p> Machine<'p> {
             Some(value) => {
                 let value = match value {
                     Value::Seq(items) if param.content => {
+                        self.tally(items.len() as u64);
                         let mut out = Vec::with_capacity(items.len());
                         for item in items.iter() {
                             match item {
                                 Value::Seq(inner) => {
                                     self.charge(fcx, None, (inner.len() as u64).max(1))?;
+                                    self.tally(inner.len() as u64);
                                     out.extend(inner.iter().cloned());
                                 }
                                 other => {
@@ -955,7 +974,7 @@ impl<'p> Machine<'p> {
             let mut frame = self.new_frame(module, decl);
             self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(name), false)?
         };
-        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: fields_out })))
+        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -987,7 +1006,7 @@ impl<'p> Machine<'p> {
         let ucx = Cx { module, decl, depth: cx.depth };
         let mut frame = self.new_frame(module, decl);
         let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&found.type_name), false)?;
-        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&found.type_name)), fields })))
+        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), fields))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1046,7 +1065,7 @@ impl<'p> Machine<'p> {
         let label = format!("{name} props");
         let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Root(&label), false)?;
         out.extend(handlers);
-        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: out })))
+        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), out))))
     }
 }
 

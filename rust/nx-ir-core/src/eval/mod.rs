@@ -28,12 +28,14 @@ mod output;
 mod source;
 mod text;
 mod value;
+pub mod work;
 
 pub use compiled::CompiledProgram;
 pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
 pub use host::{measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
 pub use source::{ModelProgram, ProgramSource};
 pub use text::{float32_text, float64_text};
+pub use work::last_call_work;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -93,6 +95,7 @@ where
     K: HostValueSink,
 {
     *usage = Usage::default();
+    work::record(0);
     limits.validate()?;
     check_input_size(limits, usage, |meter| {
         for arg in args {
@@ -125,6 +128,7 @@ where
         run(&mut machine, FunctionRef { module: 0, decl }, values, sink)
     })();
     usage.operations = machine.used();
+    work::record(machine.work);
     result
 }
 
@@ -144,6 +148,7 @@ where
     K: HostValueSink,
 {
     *usage = Usage::default();
+    work::record(0);
     limits.validate()?;
     check_input_size(limits, usage, |meter| {
         meter.value(function)?;
@@ -187,6 +192,7 @@ where
         run(&mut machine, function, values, sink)
     })();
     usage.operations = machine.used();
+    work::record(machine.work);
     result
 }
 

@@ -17,6 +17,7 @@ impl Machine<'_> {
             return Err(self.stack_error(cx, None));
         }
         self.charge(cx, None, 1)?;
+        self.tally(1);
         match value {
             Value::Bool(b) => sink.bool(*b),
             Value::Int(i) => sink.int(*i),
@@ -25,6 +26,7 @@ impl Machine<'_> {
                 if self.budgeted {
                     self.charge(cx, None, text_cost(s))?;
                 }
+                self.tally(s.len() as u64 / 64);
                 sink.str(s)
             }
             Value::Case(case) => {
@@ -58,6 +60,7 @@ impl Machine<'_> {
                     }
                 }
                 let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
+                self.tally(record.fields.len() as u64);
                 let mut order: Vec<&(Name, Value)> = record.fields.iter().collect();
                 order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
                 let mut fields = Vec::with_capacity(order.len());
@@ -79,7 +82,7 @@ impl Machine<'_> {
     }
 
     /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
-    pub fn read_host<S: HostValueSource>(&self, value: &S, depth: u32) -> IrResult<Value> {
+    pub fn read_host<S: HostValueSource>(&mut self, value: &S, depth: u32) -> IrResult<Value> {
         if depth >= MAX_VALUE_NESTING {
             return Err(limit_error(
                 "maxValueNesting",
@@ -87,12 +90,16 @@ impl Machine<'_> {
                 format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
             ));
         }
+        self.tally(1);
         Ok(match value.read()? {
             HostRead::Null => Value::empty(),
             HostRead::Bool(b) => Value::Bool(b),
             HostRead::Int(i) => Value::Int(i),
             HostRead::Float(f) => Value::Float(f),
-            HostRead::Str(s) => Value::Str(Arc::from(&*s)),
+            HostRead::Str(s) => {
+                self.tally(s.len() as u64 / 64);
+                Value::Str(Arc::from(&*s))
+            }
             HostRead::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in &items {
@@ -106,7 +113,7 @@ impl Machine<'_> {
                     let value = self.read_host(item, depth + 1)?;
                     out.push((self.prog_name(name), value));
                 }
-                Value::Record(Rc::new(Record { type_name: type_name.map(|t| self.prog_name(&t)), fields: out }))
+                Value::Record(Rc::new(Record::new(type_name.map(|t| self.prog_name(&t)), out)))
             }
         })
     }
