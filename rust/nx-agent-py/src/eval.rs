@@ -1,7 +1,8 @@
 //! `evaluate_function`, `call_function`, `measure_input_size`, `Limits` and `Evaluation`.
 //!
-//! A call converts its Python arguments into canonical host values with the GIL held, releases
-//! the GIL while the NX code runs, and converts the result back. Conversion refuses what has no
+//! A call converts its Python arguments into canonical host values with the GIL held, runs the
+//! NX code (releasing the GIL once it runs long, see [`crate::sink`]), and writes the result
+//! straight into Python objects. Conversion refuses what has no
 //! canonical form (`nx-ir-boundary-type`, with the value's path) and never recurses deeper than
 //! the value nesting limit, so no host value can overflow the stack.
 
@@ -9,13 +10,14 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, HostRecord, HostValue, HostValueBuilder, Limits as CoreLimits, Usage, MAX_VALUE_NESTING,
+    self, CallArguments, HostRecord, HostValue, Limits as CoreLimits, LongRun, Usage, MAX_VALUE_NESTING,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{to_py_err, IntoPyResult};
 use crate::program::Program;
+use crate::sink::{Discard, GilRelease, PySink, LONG_RUN};
 
 /// Limits a call runs under; build once and pass to any number of calls.
 #[pyclass(frozen, module = "nx_agent.ir")]
@@ -269,34 +271,6 @@ impl Reader {
     }
 }
 
-/// Canonical host value → Python (`$type` first, then the fields in the order given).
-fn to_python(py: Python<'_>, value: &HostValue) -> PyResult<Py<PyAny>> {
-    Ok(match value {
-        HostValue::Null => py.None(),
-        HostValue::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
-        HostValue::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
-        HostValue::Float(f) => PyFloat::new(py, *f).into_any().unbind(),
-        HostValue::Str(s) => PyString::new(py, s).into_any().unbind(),
-        HostValue::List(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_python(py, item)?)?;
-            }
-            list.into_any().unbind()
-        }
-        HostValue::Record(record) => {
-            let dict = PyDict::new(py);
-            if let Some(name) = &record.type_name {
-                dict.set_item("$type", name)?;
-            }
-            for (key, item) in &record.fields {
-                dict.set_item(key, to_python(py, item)?)?;
-            }
-            dict.into_any().unbind()
-        }
-    })
-}
-
 /// The limits of a call: a `Limits` object, or the keywords.
 #[allow(clippy::too_many_arguments)]
 fn call_limits(
@@ -312,9 +286,51 @@ fn call_limits(
     }
 }
 
-fn finish(py: Python<'_>, result: Result<eval::Evaluation, IrError>) -> PyResult<Evaluation> {
-    let evaluation = result.or_raise(py)?;
-    Ok(Evaluation { value: to_python(py, &evaluation.value)?, usage: evaluation.usage })
+/// What a call runs: a function entrypoint by name, or a function value.
+enum Target<'a> {
+    Entrypoint(&'a str),
+    Function(&'a HostValue),
+}
+
+/// The arguments of a call, converted from Python.
+enum Args {
+    Positional(Vec<HostValue>),
+    Named(Vec<(String, HostValue)>),
+}
+
+/// Runs one call with the GIL held, releasing it only once the evaluation runs long (see
+/// [`crate::sink`]), and writes the result straight into Python objects.
+fn run_call(py: Python<'_>, program: &Program, target: Target<'_>, args: &Args, limits: &CoreLimits) -> PyResult<Evaluation> {
+    let compiled = program.compiled(py)?;
+    let texts = program.texts(py, &compiled);
+    let gil = GilRelease::new(py);
+    let hook = || gil.release();
+    let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
+    let mut sink = PySink { py, gil: &gil, texts, raised: None };
+    let mut usage = Usage::default();
+    let result = match (target, args) {
+        (Target::Entrypoint(name), Args::Positional(values)) => {
+            let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+            eval::evaluate_function_hooked(&compiled, name, &items, limits, &mut sink, &mut usage, long_run)
+        }
+        (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
+        (Target::Function(function), Args::Positional(values)) => {
+            let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+            let args = CallArguments::Positional(&items);
+            eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
+        }
+        (Target::Function(function), Args::Named(named)) => {
+            let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let args = CallArguments::Named(&pairs);
+            eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
+        }
+    };
+    gil.reacquire();
+    if let Some(raised) = sink.raised.take() {
+        return Err(raised);
+    }
+    let value = result.or_raise(py)?;
+    Ok(Evaluation { value: value.unbind(), usage })
 }
 
 /// Evaluates the function entrypoint `name` of the program's entry module with positional
@@ -350,9 +366,7 @@ pub fn evaluate_function(
             values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
         }
     }
-    let compiled = program.compiled(py)?;
-    let result = py.detach(|| eval::evaluate_function(&compiled, name, &values, &limits));
-    finish(py, result)
+    run_call(py, program, Target::Entrypoint(name), &Args::Positional(values), &limits)
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
@@ -380,48 +394,68 @@ pub fn call_function(
     )
     .or_raise(py)?;
     let function = read_value(&function, || "function".into()).or_raise(py)?;
-    let args = args.filter(|a| !a.is_none());
-    let mut named: Vec<(String, HostValue)> = Vec::new();
-    let mut positional: Option<Vec<HostValue>> = None;
-    if let Some(args) = args {
-        if let Ok(dict) = args.cast::<PyDict>() {
-            for (key, value) in dict.iter() {
-                let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
-                    let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
-                    return Err(to_py_err(py, &error));
-                };
-                let read = read_value(&value, || format!("args[{key:?}]")).or_raise(py)?;
-                named.push((key, read));
+    let args = match args.filter(|a| !a.is_none()) {
+        None => Args::Named(Vec::new()),
+        Some(args) => {
+            if let Ok(dict) = args.cast::<PyDict>() {
+                let mut named = Vec::with_capacity(dict.len());
+                for (key, value) in dict.iter() {
+                    let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+                        let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has the key {key}, which is not a string"));
+                        return Err(to_py_err(py, &error));
+                    };
+                    let read = read_value(&value, || format!("args[{key:?}]")).or_raise(py)?;
+                    named.push((key, read));
+                }
+                Args::Named(named)
+            } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
+                let mut values = Vec::new();
+                for (index, arg) in args.try_iter()?.enumerate() {
+                    values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
+                }
+                Args::Positional(values)
+            } else {
+                let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by name, or a list or tuple by position.");
+                return Err(to_py_err(py, &error));
             }
-        } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
-            let mut values = Vec::new();
-            for (index, arg) in args.try_iter()?.enumerate() {
-                values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
-            }
-            positional = Some(values);
-        } else {
-            let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by name, or a list or tuple by position.");
-            return Err(to_py_err(py, &error));
         }
+    };
+    run_call(py, program, Target::Function(&function), &args, &limits)
+}
+
+/// Benchmarks only: evaluates the entrypoint `name` as `evaluate_function` does, charging the
+/// writes of its result but building no Python objects, and returns the usage.
+#[pyfunction]
+#[pyo3(signature = (program, name, args=None, *, limits=None))]
+pub fn _evaluate_discarding<'py>(
+    py: Python<'py>,
+    program: &Program,
+    name: &str,
+    args: Option<Bound<'py, PyAny>>,
+    limits: Option<PyRef<'_, Limits>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let limits = limits.map(|l| l.inner.clone()).unwrap_or_default();
+    let mut values = Vec::new();
+    for (index, arg) in args.iter().flat_map(|a| a.try_iter()).flatten().enumerate() {
+        values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
     }
     let compiled = program.compiled(py)?;
-    let result = py.detach(|| {
-        let mut usage = Usage::default();
-        let value = match &positional {
-            Some(values) => {
-                let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
-                let args = CallArguments::Positional(&items);
-                eval::call_function_with(&compiled, &&function, args, &limits, &mut HostValueBuilder, &mut usage)
-            }
-            None => {
-                let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
-                let args = CallArguments::Named(&pairs);
-                eval::call_function_with(&compiled, &&function, args, &limits, &mut HostValueBuilder, &mut usage)
-            }
-        };
-        value.map(|value| eval::Evaluation { value, usage })
-    });
-    finish(py, result)
+    let gil = GilRelease::new(py);
+    let hook = || gil.release();
+    let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
+    let mut usage = Usage::default();
+    let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+    let result = eval::evaluate_function_hooked(&compiled, name, &items, &limits, &mut Discard { gil: &gil }, &mut usage, long_run);
+    gil.reacquire();
+    result.or_raise(py)?;
+    usage_dict(py, &usage)
+}
+
+/// Tests only: the evaluator's work units in the last call on this thread (values read,
+/// copied, built, compared or written, fields scanned, 64-byte units of text).
+#[pyfunction]
+pub fn _last_call_work() -> u64 {
+    eval::last_call_work()
 }
 
 /// The input size of a host value (ir-format §6.2); with `limit`, measuring stops once the size

@@ -94,6 +94,33 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
+    evaluate_function_hooked(program, name, args, limits, sink, usage, None)
+}
+
+/// A hook run once when an evaluation has charged `after` operations (with or without a
+/// budget): a binding releases its interpreter lock there, so short calls never pay for it.
+/// It runs from a charge while NX code runs: after every host value has been read and never
+/// once the result is being written.
+#[derive(Clone, Copy)]
+pub struct LongRun<'a> {
+    pub after: u64,
+    pub hook: &'a dyn Fn(),
+}
+
+/// [`evaluate_function_with`] with a [`LongRun`] hook.
+pub fn evaluate_function_hooked<S, K>(
+    program: &CompiledProgram,
+    name: &str,
+    args: &[Option<S>],
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+    long_run: Option<LongRun<'_>>,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
     *usage = Usage::default();
     work::record(0);
     limits.validate()?;
@@ -117,6 +144,9 @@ where
         .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
         .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
     let mut machine = Machine::new(program, limits);
+    if let Some(LongRun { after, hook }) = long_run {
+        machine.on_long_run(after, hook);
+    }
     let result = (|| {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
@@ -147,6 +177,23 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
+    call_function_hooked(program, function, args, limits, sink, usage, None)
+}
+
+/// [`call_function_with`] with a [`LongRun`] hook.
+pub fn call_function_hooked<S, K>(
+    program: &CompiledProgram,
+    function: &S,
+    args: CallArguments<'_, S>,
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+    long_run: Option<LongRun<'_>>,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
     *usage = Usage::default();
     work::record(0);
     limits.validate()?;
@@ -161,6 +208,9 @@ where
         }
     })?;
     let mut machine = Machine::new(program, limits);
+    if let Some(LongRun { after, hook }) = long_run {
+        machine.on_long_run(after, hook);
+    }
     let result = (|| {
         let record = machine.read_host(function, 0)?;
         let Some((module, name)) = function_record(&record) else {
@@ -203,6 +253,7 @@ fn run<K: HostValueSink>(
     sink: &mut K,
 ) -> IrResult<K::Out> {
     let value = machine.invoke(function, args, 0, true)?;
+    machine.stop_long_run();
     let cx = Cx { module: function.module, decl: function.decl, depth: 0 };
     let optional = matches!(
         machine.prog.decl(function.module, function.decl).kind,

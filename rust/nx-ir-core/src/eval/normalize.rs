@@ -353,15 +353,17 @@ impl<'p> Machine<'p> {
         // the input: both scans are bounded by the declaration's size once unknown names fail.
         self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
         for (key, _) in input {
-            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key) || f.name == *key) {
+            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
                 return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
             }
         }
         let first_slot = frame.len() as u32;
+        // Fields are bound in the frame only for defaults to read.
+        let binds = fields.iter().any(|f| f.default.is_some());
         let mut out = Vec::with_capacity(fields.len());
         for (offset, field) in fields.iter().enumerate() {
             let at = Path::Field(path, &field.name);
-            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name) || *k == field.name).map(|(_, v)| v.clone());
+            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone());
             let value = match (given, field.default) {
                 (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
                 (None, Some(default)) if !explicit => {
@@ -384,7 +386,14 @@ impl<'p> Machine<'p> {
                     ))
                 }
             };
-            if !(value.is_empty() && self.admits_empty(cx.module, field.ty)) {
+            let kept = !(value.is_empty() && self.admits_empty(cx.module, field.ty));
+            if !binds {
+                if kept {
+                    out.push((Arc::clone(&field.name), value));
+                }
+                continue;
+            }
+            if kept {
                 out.push((Arc::clone(&field.name), value.clone()));
             }
             self.bind(cx, frame, first_slot + offset as u32, value)?;
@@ -404,13 +413,13 @@ impl<'p> Machine<'p> {
         // the input: both scans are bounded by the declaration's size once unknown names fail.
         self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
         for (key, _) in input {
-            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key) || f.name == *key) {
+            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
                 return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
             }
         }
         let mut out = Vec::new();
         for field in fields {
-            let Some(value) = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name) || *k == field.name).map(|(_, v)| v.clone())
+            let Some(value) = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone())
             else {
                 continue;
             };

@@ -36,7 +36,7 @@ impl Machine<'_> {
                 sink.str(&case.case)
             }
             Value::Seq(items) => {
-                let mut out = Vec::with_capacity(items.len().min(1 << 16));
+                let mut out = Vec::with_capacity(items.len());
                 for item in items.iter() {
                     out.push(self.write(cx, item, sink)?);
                 }
@@ -61,10 +61,25 @@ impl Machine<'_> {
                 }
                 let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
                 self.tally(record.fields.len() as u64);
-                let mut order: Vec<&(Name, Value)> = record.fields.iter().collect();
-                order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                let mut fields = Vec::with_capacity(order.len());
-                for (name, item) in order {
+                // Field positions in byte order of their names; small records sort on the stack.
+                let count = record.fields.len();
+                let mut small = [0u32; 16];
+                let mut large = Vec::new();
+                let order: &mut [u32] = if count <= small.len() {
+                    for (i, slot) in small.iter_mut().enumerate().take(count) {
+                        *slot = i as u32;
+                    }
+                    &mut small[..count]
+                } else {
+                    large.extend(0..count as u32);
+                    &mut large
+                };
+                order.sort_unstable_by(|a, b| {
+                    record.fields[*a as usize].0.as_bytes().cmp(record.fields[*b as usize].0.as_bytes())
+                });
+                let mut fields = Vec::with_capacity(count);
+                for &position in order.iter() {
+                    let (name, item) = &record.fields[position as usize];
                     if self.budgeted {
                         self.charge(cx, None, text_cost(name))?;
                     }

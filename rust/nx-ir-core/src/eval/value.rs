@@ -9,6 +9,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 /// An interned name (field name, type name, declaration name).
+///
+/// Every name the evaluator makes is interned in the compiled program's table when the program
+/// holds that text (`Machine::prog_name`), and a fresh `Arc` only when it does not, so two
+/// names are equal exactly when they are the same `Arc`: lookups compare pointers.
 pub(crate) type Name = Arc<str>;
 
 /// One runtime value.
@@ -142,12 +146,7 @@ impl Record {
         if self.fields.len() > INDEXED_FIELDS {
             return self.get_indexed(name);
         }
-        for (key, value) in &self.fields {
-            if Arc::ptr_eq(key, name) || **key == **name {
-                return Some(value);
-            }
-        }
-        None
+        self.fields.iter().find(|(key, _)| Arc::ptr_eq(key, name)).map(|(_, value)| value)
     }
 
     #[cold]
@@ -180,7 +179,7 @@ impl Record {
 /// Sets a field, replacing an earlier one of the same name in place.
 pub(crate) fn set_field(fields: &mut Vec<(Name, Value)>, name: Name, value: Value) {
     for entry in fields.iter_mut() {
-        if Arc::ptr_eq(&entry.0, &name) || *entry.0 == *name {
+        if Arc::ptr_eq(&entry.0, &name) {
             entry.1 = value;
             return;
         }
