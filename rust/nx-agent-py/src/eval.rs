@@ -6,11 +6,13 @@
 //! canonical form (`nx-ir-boundary-type`, with the value's path) and never recurses deeper than
 //! the value nesting limit, so no host value can overflow the stack.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, HostRecord, HostValue, Limits as CoreLimits, LongRun, Usage, MAX_VALUE_NESTING,
+    self, CallArguments, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun, Usage,
+    MAX_VALUE_NESTING,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -362,6 +364,7 @@ pub fn evaluate_function(
         if !(args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>()) {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         }
+        check_input(&limits, 0, args.try_iter()?.flatten()).or_raise(py)?;
         for (index, arg) in args.try_iter()?.enumerate() {
             values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
         }
@@ -393,10 +396,17 @@ pub fn call_function(
         max_range_length.as_ref(),
     )
     .or_raise(py)?;
-    let function = read_value(&function, || "function".into()).or_raise(py)?;
     let args = match args.filter(|a| !a.is_none()) {
         None => Args::Named(Vec::new()),
         Some(args) => {
+            // The Function record, then the arguments as one record or list (1 + their values;
+            // names under 64 units cost nothing): an estimate never above the exact size, which
+            // the evaluator measures again once converted.
+            if let Ok(dict) = args.cast::<PyDict>() {
+                check_input(&limits, 1, std::iter::once(function.clone()).chain(dict.values())).or_raise(py)?;
+            } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
+                check_input(&limits, 1, std::iter::once(function.clone()).chain(args.try_iter()?.flatten())).or_raise(py)?;
+            }
             if let Ok(dict) = args.cast::<PyDict>() {
                 let mut named = Vec::with_capacity(dict.len());
                 for (key, value) in dict.iter() {
@@ -420,6 +430,7 @@ pub fn call_function(
             }
         }
     };
+    let function = read_value(&function, || "function".into()).or_raise(py)?;
     run_call(py, program, Target::Function(&function), &args, &limits)
 }
 
@@ -464,8 +475,83 @@ pub fn _last_call_work() -> u64 {
 #[pyo3(signature = (value, limit=None))]
 pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
     let limit = limit_value("limit", limit.as_ref()).or_raise(py)?;
+    if limit.is_some() {
+        // Measured in place: stops once past the limit, however large or shared the value.
+        if let Ok(size) = eval::measure_input_size(&PySource(value.clone()), limit) {
+            return Ok(size);
+        }
+    }
     let value = read_value(&value, || "value".into()).or_raise(py)?;
     eval::measure_input_size(&&value, limit).or_raise(py)
+}
+
+/// A Python value measured in place (ir-format §6.2), so an input over its limit is refused
+/// before it is converted: a value shared many times, or cyclic, is never walked whole.
+struct PySource<'py>(Bound<'py, PyAny>);
+
+impl<'py> HostValueSource for PySource<'py> {
+    type Child = PySource<'py>;
+
+    fn read(&self) -> Result<HostRead<'_, PySource<'py>>, IrError> {
+        let value = &self.0;
+        let refuse = || IrError::new(codes::BOUNDARY_TYPE, "The value has no canonical NX form.");
+        if value.is_none() {
+            return Ok(HostRead::Null);
+        }
+        if let Ok(b) = value.cast::<PyBool>() {
+            return Ok(HostRead::Bool(b.is_true()));
+        }
+        if value.is_instance_of::<PyInt>() {
+            return value.extract::<i64>().map(HostRead::Int).map_err(|_| refuse());
+        }
+        if let Ok(f) = value.cast::<PyFloat>() {
+            return Ok(HostRead::Float(f.value()));
+        }
+        if let Ok(s) = value.cast::<PyString>() {
+            return s.to_cow().map(HostRead::Str).map_err(|_| refuse());
+        }
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            let items = value.try_iter().map_err(|_| refuse())?;
+            return items.map(|item| item.map(PySource).map_err(|_| refuse())).collect::<Result<_, _>>().map(HostRead::List);
+        }
+        if let Ok(dict) = value.cast::<PyDict>() {
+            let mut type_name = None;
+            let mut fields = Vec::with_capacity(dict.len());
+            for (key, item) in dict.iter() {
+                let key: String = key.cast::<PyString>().map_err(|_| refuse())?.to_str().map_err(|_| refuse())?.to_owned();
+                if key == "$type" {
+                    if let Ok(name) = item.cast::<PyString>() {
+                        type_name = Some(Cow::Owned(name.to_str().map_err(|_| refuse())?.to_owned()));
+                        continue;
+                    }
+                }
+                fields.push((Cow::Owned(key), PySource(item)));
+            }
+            return Ok(HostRead::Record { type_name, fields });
+        }
+        Err(refuse())
+    }
+}
+
+/// Refuses a call whose input is over `max_input_size` before anything is converted. `pieces`
+/// are measured in order: each `(value, extra)` adds the value's size and `extra` (a wrapping
+/// record or list). A value with no canonical form stops the check; converting reports it.
+fn check_input<'py>(limits: &CoreLimits, extra: u64, values: impl Iterator<Item = Bound<'py, PyAny>>) -> Result<(), IrError> {
+    let Some(limit) = limits.max_input_size else { return Ok(()) };
+    let mut total = extra;
+    for value in values {
+        if total > limit {
+            break;
+        }
+        match eval::measure_input_size(&PySource(value), Some(limit - total)) {
+            Ok(size) => total = total.saturating_add(size),
+            Err(_) => return Ok(()),
+        }
+    }
+    if total > limit {
+        return Err(eval::input_limit_error(limit));
+    }
+    Ok(())
 }
 
 /// Keeps the compiled form of a program alive with it.

@@ -135,7 +135,7 @@ impl HostValueSink for HostValueBuilder {
 }
 
 /// The `maxInputSize` failure: no declaration, no span.
-pub(crate) fn input_limit_error(limit: u64) -> IrError {
+pub fn input_limit_error(limit: u64) -> IrError {
     let mut error = IrError::new(
         codes::RESOURCE_LIMIT,
         format!("The call's input is larger than its limit of {limit}."),

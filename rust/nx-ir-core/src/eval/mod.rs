@@ -32,7 +32,7 @@ pub mod work;
 
 pub use compiled::CompiledProgram;
 pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
-pub use host::{measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
+pub use host::{input_limit_error, measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
 pub use source::{ModelProgram, ProgramSource};
 pub use text::{float32_text, float64_text};
 pub use work::last_call_work;
@@ -40,7 +40,7 @@ pub use work::last_call_work;
 use crate::error::{codes, IrError, IrResult};
 
 use compiled::CDeclKind;
-use host::{input_limit_error, SizeMeter};
+use host::SizeMeter;
 use machine::{Cx, Machine};
 use normalize::function_record;
 use value::FunctionRef;
