@@ -1,4 +1,27 @@
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Per-operation and per-call figures from the fastest rounds, with same-run ratios."""
+    from programs import SQUARES_OPERATIONS
+    from test_speed import FIGURES
+
+    write = terminalreporter.write_line
+    ops = SQUARES_OPERATIONS
+    if {"squares end to end", "squares evaluation", "squares python"} <= FIGURES.keys():
+        full, evaluation, python = (FIGURES[k] for k in ("squares end to end", "squares evaluation", "squares python"))
+        write("squares 0..10^6 metered (%d operations):" % ops)
+        write("  evaluation          %6.2f ns/op" % (evaluation / ops * 1e9))
+        write("  writing to Python   %6.2f ns/op" % ((full - evaluation) / ops * 1e9))
+        write("  end to end          %6.2f ns/op  (%.1f ms, %.2fx CPython's list comprehension, %.1f ms)"
+              % (full / ops * 1e9, full * 1e3, full / python, python * 1e3))
+    if {"findPlans nx", "findPlans evaluation", "findPlans python"} <= FIGURES.keys():
+        full, evaluation, python = (FIGURES[k] for k in ("findPlans nx", "findPlans evaluation", "findPlans python"))
+        write("findPlans(teamSize=5) from Python, metered:")
+        write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
+              % (full * 1e6, full / python, python * 1e6))
+        write("  evaluation only     %6.2f us" % (evaluation * 1e6))

@@ -139,7 +139,7 @@ def evaluate_function(
 def call_function(
     program: Program,
     function: Mapping[str, Any],
-    args: Mapping[str, Any] | None = None,
+    args: Mapping[str, Any] | list[Any] | tuple[Any, ...] | None = None,
     *,
     limits: Limits | None = None,
     max_operations: int | None = None,
@@ -148,3 +148,7 @@ def call_function(
     max_range_length: int | None = None,
 ) -> Evaluation: ...
 def measure_input_size(value: Any, limit: int | None = None) -> int: ...
+def _evaluate_discarding(
+    program: Program, name: str, args: Sequence[Any] | None = None, *, limits: Limits | None = None
+) -> dict[str, int]: ...
+def _last_call_work() -> int: ...

@@ -1,15 +1,18 @@
 //! `evaluate_function`, `call_function`, `measure_input_size`, `Limits` and `Evaluation`.
 //!
-//! A call converts its Python arguments into canonical host values with the GIL held, releases
-//! the GIL while the NX code runs, and converts the result back. Conversion refuses what has no
+//! A call converts its Python arguments into canonical host values with the GIL held, runs the
+//! NX code (releasing the GIL once it runs long, see [`crate::sink`]), and writes the result
+//! straight into Python objects. Conversion refuses what has no
 //! canonical form (`nx-ir-boundary-type`, with the value's path) and never recurses deeper than
 //! the value nesting limit, so no host value can overflow the stack.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, HostRecord, HostValue, HostValueBuilder, Limits as CoreLimits, Usage, MAX_VALUE_NESTING,
+    self, CallArguments, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun, Usage,
+    MAX_VALUE_NESTING,
 };
 use pyo3::prelude::*;
 use pyo3::types::list::BoundListIterator;
@@ -18,6 +21,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{to_py_err, IntoPyResult};
 use crate::program::Program;
+use crate::sink::{Discard, GilRelease, PySink, LONG_RUN};
 
 /// Limits a call runs under; build once and pass to any number of calls.
 #[pyclass(frozen, module = "nx_agent.ir")]
@@ -334,34 +338,6 @@ impl Reader {
     }
 }
 
-/// Canonical host value → Python (`$type` first, then the fields in the order given).
-fn to_python(py: Python<'_>, value: &HostValue) -> PyResult<Py<PyAny>> {
-    Ok(match value {
-        HostValue::Null => py.None(),
-        HostValue::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
-        HostValue::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
-        HostValue::Float(f) => PyFloat::new(py, *f).into_any().unbind(),
-        HostValue::Str(s) => PyString::new(py, s).into_any().unbind(),
-        HostValue::List(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_python(py, item)?)?;
-            }
-            list.into_any().unbind()
-        }
-        HostValue::Record(record) => {
-            let dict = PyDict::new(py);
-            if let Some(name) = &record.type_name {
-                dict.set_item("$type", name)?;
-            }
-            for (key, item) in &record.fields {
-                dict.set_item(key, to_python(py, item)?)?;
-            }
-            dict.into_any().unbind()
-        }
-    })
-}
-
 /// The limits of a call: a `Limits` object, or the keywords.
 #[allow(clippy::too_many_arguments)]
 fn call_limits(
@@ -377,9 +353,58 @@ fn call_limits(
     }
 }
 
-fn finish(py: Python<'_>, result: Result<eval::Evaluation, IrError>) -> PyResult<Evaluation> {
-    let evaluation = result.or_raise(py)?;
-    Ok(Evaluation { value: to_python(py, &evaluation.value)?, usage: evaluation.usage })
+/// What a call runs: a function entrypoint by name, or a function value.
+enum Target<'a> {
+    Entrypoint(&'a str),
+    Function(&'a HostValue),
+}
+
+/// The arguments of a call, converted from Python.
+enum Args {
+    Positional(Vec<HostValue>),
+    Named(Vec<(String, HostValue)>),
+}
+
+/// Runs one call with the GIL held, releasing it only once the evaluation runs long (see
+/// [`crate::sink`]), and writes the result straight into Python objects.
+fn run_call(py: Python<'_>, program: &Program, target: Target<'_>, args: &Args, limits: &CoreLimits) -> PyResult<Evaluation> {
+    let compiled = program.compiled(py)?;
+    let texts = program.texts(py, &compiled);
+    let gil = GilRelease::new(py);
+    let hook = || gil.release();
+    let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
+    let mut sink = PySink { py, gil: &gil, texts, raised: None };
+    let mut usage = Usage::default();
+    let result = match (target, args) {
+        (Target::Entrypoint(name), Args::Positional(values)) => {
+            let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+            eval::evaluate_function_hooked(&compiled, name, &items, limits, &mut sink, &mut usage, long_run)
+        }
+        (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
+        (Target::Function(function), Args::Positional(values)) => {
+            let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+            let args = CallArguments::Positional(&items);
+            eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
+        }
+        (Target::Function(function), Args::Named(named)) => {
+            let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let args = CallArguments::Named(&pairs);
+            eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
+        }
+    };
+    gil.reacquire();
+    if let Some(raised) = sink.raised.take() {
+        return Err(raised);
+    }
+    match result {
+        Ok(value) => Ok(Evaluation { value: value.unbind(), usage }),
+        // A call that failed once it began reports what it used, as a successful one does.
+        Err(error) => {
+            let raised = to_py_err(py, &error);
+            raised.value(py).setattr("usage", usage_dict(py, &usage)?)?;
+            Err(raised)
+        }
+    }
 }
 
 /// Evaluates the function entrypoint `name` of the program's entry module with positional
@@ -416,18 +441,17 @@ pub fn evaluate_function(
         let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         };
+        check_input(&limits, 0, args.try_iter()?.flatten()).or_raise(py)?;
         for (index, arg) in items.enumerate() {
             values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
         }
     }
-    let compiled = program.compiled(py)?;
-    let result = py.detach(|| eval::evaluate_function(&compiled, name, &values, &limits));
-    finish(py, result)
+    run_call(py, program, Target::Entrypoint(name), &Args::Positional(values), &limits)
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
-/// `Agent` holds it) with arguments by parameter name. A call that fails once it has begun raises
-/// `NxIrError` with `usage` set as a result's would be.
+/// `Agent` holds it) with arguments by parameter name (a dict) or by position (a list or tuple).
+/// A call that fails once it has begun raises `NxIrError` with `usage` set as a result's would be.
 #[pyfunction]
 #[pyo3(signature = (program, function, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
 #[allow(clippy::too_many_arguments)]
@@ -450,54 +474,90 @@ pub fn call_function(
         max_range_length.as_ref(),
     )
     .or_raise(py)?;
-    let function = read_value(&function, || "function".into()).or_raise(py)?;
     let args = match args.filter(|a| !a.is_none()) {
-        None => None,
-        Some(args) => match args.cast_into::<PyDict>() {
-            Ok(dict) => Some(dict),
-            Err(_) => {
-                let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by parameter name.");
+        None => Args::Named(Vec::new()),
+        Some(args) => {
+            // The Function record, then the arguments as one record or list (1 + their values;
+            // names under 64 units cost nothing): an estimate never above the exact size, which
+            // the evaluator measures again once converted.
+            if let Ok(dict) = args.cast::<PyDict>() {
+                check_input(&limits, 1, std::iter::once(function.clone()).chain(dict.values())).or_raise(py)?;
+            } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
+                check_input(&limits, 1, std::iter::once(function.clone()).chain(args.try_iter()?.flatten())).or_raise(py)?;
+            }
+            if let Ok(dict) = args.cast::<PyDict>() {
+                let mut named = Vec::with_capacity(dict.len());
+                for (key, value) in dict.iter() {
+                    let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+                        let what = match key.cast::<PyString>() {
+                            Ok(_) => "a key that is not valid Unicode".to_string(),
+                            Err(_) => format!("a key of type {}, which is not a string", type_name(&key)),
+                        };
+                        let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has {what}"));
+                        return Err(to_py_err(py, &error));
+                    };
+                    // A value with no canonical form is refused as the runtime refuses an
+                    // argument that does not fit: naming the parameter it was passed for.
+                    let read = read_value(&value, || format!("args[{key:?}]"))
+                        .map_err(|mut error| {
+                            if error.code() == codes::BOUNDARY_TYPE {
+                                error.diagnostics[0].argument = Some(key.clone());
+                            }
+                            error
+                        })
+                        .or_raise(py)?;
+                    named.push((key, read));
+                }
+                Args::Named(named)
+            } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
+                let mut values = Vec::new();
+                for (index, arg) in args.try_iter()?.enumerate() {
+                    values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
+                }
+                Args::Positional(values)
+            } else {
+                let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by name, or a list or tuple by position.");
                 return Err(to_py_err(py, &error));
             }
-        },
+        }
     };
-    let mut named: Vec<(String, HostValue)> = Vec::new();
-    for (key, value) in args.iter().flat_map(|d| d.iter()) {
-        let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
-            let what = match key.cast::<PyString>() {
-                Ok(_) => "a key that is not valid Unicode".to_string(),
-                Err(_) => format!("a key of type {}, which is not a string", type_name(&key)),
-            };
-            let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has {what}"));
-            return Err(to_py_err(py, &error));
-        };
-        // A value with no canonical form is refused as the runtime refuses an argument that does
-        // not fit: naming the parameter it was passed for.
-        let read = read_value(&value, || format!("args[{key:?}]"))
-            .map_err(|mut error| {
-                if error.code() == codes::BOUNDARY_TYPE {
-                    error.diagnostics[0].argument = Some(key.clone());
-                }
-                error
-            })
-            .or_raise(py)?;
-        named.push((key, read));
+    let function = read_value(&function, || "function".into()).or_raise(py)?;
+    run_call(py, program, Target::Function(&function), &args, &limits)
+}
+
+/// Benchmarks only: evaluates the entrypoint `name` as `evaluate_function` does, charging the
+/// writes of its result but building no Python objects, and returns the usage.
+#[pyfunction]
+#[pyo3(signature = (program, name, args=None, *, limits=None))]
+pub fn _evaluate_discarding<'py>(
+    py: Python<'py>,
+    program: &Program,
+    name: &str,
+    args: Option<Bound<'py, PyAny>>,
+    limits: Option<PyRef<'_, Limits>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let limits = limits.map(|l| l.inner.clone()).unwrap_or_default();
+    let mut values = Vec::new();
+    for (index, arg) in args.iter().flat_map(|a| a.try_iter()).flatten().enumerate() {
+        values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
     }
     let compiled = program.compiled(py)?;
+    let gil = GilRelease::new(py);
+    let hook = || gil.release();
+    let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
     let mut usage = Usage::default();
-    let result = py.detach(|| {
-        let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        eval::call_function_with(&compiled, &&function, &pairs, &limits, &mut HostValueBuilder, &mut usage)
-    });
-    match result {
-        Ok(value) => Ok(Evaluation { value: to_python(py, &value)?, usage }),
-        // A call that failed once it began reports what it used, as a successful one does.
-        Err(error) => {
-            let raised = to_py_err(py, &error);
-            raised.value(py).setattr("usage", usage_dict(py, &usage)?)?;
-            Err(raised)
-        }
-    }
+    let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+    let result = eval::evaluate_function_hooked(&compiled, name, &items, &limits, &mut Discard { gil: &gil }, &mut usage, long_run);
+    gil.reacquire();
+    result.or_raise(py)?;
+    usage_dict(py, &usage)
+}
+
+/// Tests only: the evaluator's work units in the last call on this thread (values read,
+/// copied, built, compared or written, fields scanned, 64-byte units of text).
+#[pyfunction]
+pub fn _last_call_work() -> u64 {
+    eval::last_call_work()
 }
 
 /// The input size of a host value (ir-format §6.2). With `limit`, the Python value is measured
@@ -569,6 +629,75 @@ fn measure_in_place(value: &Bound<'_, PyAny>, limit: u64) -> PyResult<u64> {
         }
     }
     Ok(total)
+}
+
+/// A Python value measured in place (ir-format §6.2), so an input over its limit is refused
+/// before it is converted: a value shared many times, or cyclic, is never walked whole.
+struct PySource<'py>(Bound<'py, PyAny>);
+
+impl<'py> HostValueSource for PySource<'py> {
+    type Child = PySource<'py>;
+
+    fn read(&self) -> Result<HostRead<'_, PySource<'py>>, IrError> {
+        let value = &self.0;
+        let refuse = || IrError::new(codes::BOUNDARY_TYPE, "The value has no canonical NX form.");
+        if value.is_none() {
+            return Ok(HostRead::Null);
+        }
+        if let Ok(b) = value.cast::<PyBool>() {
+            return Ok(HostRead::Bool(b.is_true()));
+        }
+        if value.is_instance_of::<PyInt>() {
+            return value.extract::<i64>().map(HostRead::Int).map_err(|_| refuse());
+        }
+        if let Ok(f) = value.cast::<PyFloat>() {
+            return Ok(HostRead::Float(f.value()));
+        }
+        if let Ok(s) = value.cast::<PyString>() {
+            return s.to_cow().map(HostRead::Str).map_err(|_| refuse());
+        }
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            let items = value.try_iter().map_err(|_| refuse())?;
+            return items.map(|item| item.map(PySource).map_err(|_| refuse())).collect::<Result<_, _>>().map(HostRead::List);
+        }
+        if let Ok(dict) = value.cast::<PyDict>() {
+            let mut type_name = None;
+            let mut fields = Vec::with_capacity(dict.len());
+            for (key, item) in dict.iter() {
+                let key: String = key.cast::<PyString>().map_err(|_| refuse())?.to_str().map_err(|_| refuse())?.to_owned();
+                if key == "$type" {
+                    if let Ok(name) = item.cast::<PyString>() {
+                        type_name = Some(Cow::Owned(name.to_str().map_err(|_| refuse())?.to_owned()));
+                        continue;
+                    }
+                }
+                fields.push((Cow::Owned(key), PySource(item)));
+            }
+            return Ok(HostRead::Record { type_name, fields });
+        }
+        Err(refuse())
+    }
+}
+
+/// Refuses a call whose input is over `max_input_size` before anything is converted. `pieces`
+/// are measured in order: each `(value, extra)` adds the value's size and `extra` (a wrapping
+/// record or list). A value with no canonical form stops the check; converting reports it.
+fn check_input<'py>(limits: &CoreLimits, extra: u64, values: impl Iterator<Item = Bound<'py, PyAny>>) -> Result<(), IrError> {
+    let Some(limit) = limits.max_input_size else { return Ok(()) };
+    let mut total = extra;
+    for value in values {
+        if total > limit {
+            break;
+        }
+        match eval::measure_input_size(&PySource(value), Some(limit - total)) {
+            Ok(size) => total = total.saturating_add(size),
+            Err(_) => return Ok(()),
+        }
+    }
+    if total > limit {
+        return Err(eval::input_limit_error(limit));
+    }
+    Ok(())
 }
 
 /// Keeps the compiled form of a program alive with it.

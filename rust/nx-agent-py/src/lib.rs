@@ -9,6 +9,7 @@ mod errors;
 mod eval;
 mod image;
 mod program;
+mod sink;
 mod text;
 
 #[pymodule]
@@ -31,6 +32,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::evaluate_function, m)?)?;
     m.add_function(wrap_pyfunction!(eval::call_function, m)?)?;
     m.add_function(wrap_pyfunction!(eval::measure_input_size, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::_evaluate_discarding, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
     Ok(())
 }

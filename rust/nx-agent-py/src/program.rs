@@ -8,11 +8,13 @@ use nx_ir_core::eval::CompiledProgram;
 use nx_ir_core::link::{LinkOptions, Program as CoreProgram};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyMapping, PyTuple};
 
 use crate::errors::IntoPyResult;
 use crate::eval::Compiled;
 use crate::image::{image_owner, PreparedModule};
+use crate::sink::TextCache;
 
 /// Prepared modules linked into one program, entry first. Immutable and shareable across
 /// threads.
@@ -21,11 +23,13 @@ pub struct Program {
     pub inner: Arc<CoreProgram>,
     /// The evaluator's compiled form, built on the first call and shared by every later one.
     compiled: OnceLock<Result<Compiled, IrError>>,
+    /// Python strings for the compiled program's names and literals, made on the first call.
+    texts: PyOnceLock<TextCache>,
 }
 
 impl Program {
     fn new(inner: CoreProgram) -> Self {
-        Program { inner: Arc::new(inner), compiled: OnceLock::new() }
+        Program { inner: Arc::new(inner), compiled: OnceLock::new(), texts: PyOnceLock::new() }
     }
 
     /// The compiled form: compiled on the first call (with the GIL released), then shared.
@@ -39,6 +43,11 @@ impl Program {
             }),
         };
         compiled.or_raise(py)
+    }
+
+    /// The Python strings of `compiled` (this program's compiled form).
+    pub fn texts(&self, py: Python<'_>, compiled: &Compiled) -> &TextCache {
+        self.texts.get_or_init(py, || TextCache::new(py, compiled))
     }
 }
 

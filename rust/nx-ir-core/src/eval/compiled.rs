@@ -272,6 +272,16 @@ impl CompiledProgram {
         Ok(CompiledProgram { modules, shapes, names })
     }
 
+    /// Every text the compiled program holds once and hands to a [`HostValueSink`] by
+    /// reference (field, type and case names, string literals, module identities): a binding
+    /// may key a cache of its own string objects on their addresses, which stay fixed while the
+    /// program lives.
+    ///
+    /// [`HostValueSink`]: super::HostValueSink
+    pub fn shared_texts(&self) -> impl Iterator<Item = &str> {
+        self.names.map.keys().map(|k| &**k).chain(self.modules.iter().map(|m| &*m.identity))
+    }
+
     pub(crate) fn decl(&self, module: u32, decl: u32) -> &CDecl {
         &self.modules[module as usize].decls[decl as usize]
     }

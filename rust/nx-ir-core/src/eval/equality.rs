@@ -14,6 +14,7 @@ impl Machine<'_> {
             return Err(self.stack_error(cx, node));
         }
         self.charge(cx, node, 1)?;
+        self.tally(1);
         match (a, b) {
             (Value::Seq(x), Value::Seq(y)) => {
                 if x.len() != y.len() {
@@ -40,6 +41,7 @@ impl Machine<'_> {
             (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => Ok(*x as f64 == *y),
             (Value::Str(_) | Value::Case(_), Value::Str(_) | Value::Case(_)) => {
                 let (x, y) = (a.as_text().unwrap_or(""), b.as_text().unwrap_or(""));
+                self.tally(x.len().min(y.len()) as u64 / 64);
                 if self.budgeted {
                     let cost = if x.len() < 64 || y.len() < 64 { 0 } else { len16(x).min(len16(y)) / 64 };
                     self.charge(cx, node, cost)?;
@@ -77,6 +79,7 @@ impl Machine<'_> {
                     (None, None) => {}
                     _ => return Ok(false),
                 }
+                self.tally(x.fields.len() as u64 * y.lookup_work() + y.fields.len() as u64 * x.lookup_work());
                 let mut equal = true;
                 if !self.budgeted {
                     if x.fields.len() != y.fields.len() {

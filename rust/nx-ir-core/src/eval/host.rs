@@ -135,7 +135,7 @@ impl HostValueSink for HostValueBuilder {
 }
 
 /// The `maxInputSize` failure: no declaration, no span.
-pub(crate) fn input_limit_error(limit: u64) -> IrError {
+pub fn input_limit_error(limit: u64) -> IrError {
     let mut error = IrError::new(
         codes::RESOURCE_LIMIT,
         format!("The call's input is larger than its limit of {limit}."),
@@ -235,6 +235,26 @@ impl SizeMeter {
                 stack.extend(pending.into_iter().rev());
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Adds a list of values (positional arguments given as one list): the list counts 1, a
+    /// left-out item 1.
+    pub fn list<S: HostValueSource<Child = S>>(&mut self, items: &[Option<S>]) -> IrResult<()> {
+        if self.add(1) {
+            return Ok(());
+        }
+        for item in items {
+            match item {
+                Some(item) => self.value(item)?,
+                None => {
+                    self.add(1);
+                }
+            }
+            if self.over() {
+                return Ok(());
+            }
         }
         Ok(())
     }

@@ -47,7 +47,10 @@ impl Machine<'_> {
                 }
             }
         }
-        let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
+        // Intrinsic copying is free under the charges (ir-format §6.1); the work counter sees it.
+        let sizes: Vec<u64> = records.iter().map(|r| r.fields.len() as u64 + 1).collect();
+        self.tally(sizes.iter().product::<u64>() + sizes.iter().sum::<u64>());
+                let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
         match op {
             Intrinsic::Apply => {
                 let (record, update) = (&records[0], &records[1]);
@@ -68,7 +71,7 @@ impl Machine<'_> {
                         set_field(&mut fields, Arc::clone(key), value.clone());
                     }
                 }
-                Ok(Value::Record(Rc::new(Record { type_name: record.type_name.clone(), fields })))
+                Ok(Value::Record(Rc::new(Record::new(record.type_name.clone(), fields))))
             }
             Intrinsic::Merge => {
                 let (a, b) = (&records[0], &records[1]);
@@ -79,7 +82,7 @@ impl Machine<'_> {
                 for (key, value) in &b.fields {
                     set_field(&mut fields, Arc::clone(key), value.clone());
                 }
-                Ok(Value::Record(Rc::new(Record { type_name: a.type_name.clone(), fields })))
+                Ok(Value::Record(Rc::new(Record::new(a.type_name.clone(), fields))))
             }
             Intrinsic::Diff => {
                 let (before, after) = (&records[0], &records[1]);
@@ -102,7 +105,7 @@ impl Machine<'_> {
                     }
                 }
                 let type_name = self.prog_name(&format!("{}.Update", type_of(before)));
-                Ok(Value::Record(Rc::new(Record { type_name: Some(type_name), fields })))
+                Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
             }
             Intrinsic::Changed => {
                 let update = &records[0];

@@ -30,10 +30,19 @@ pub(crate) struct Machine<'p> {
     pub limits: &'p Limits,
     pub budgeted: bool,
     remaining: u64,
+    /// Charges take the slow path once `remaining` would fall below `mark`: 0, or, while a
+    /// long-run hook is pending, the point where it runs.
+    mark: u64,
+    long_run: Option<&'p dyn Fn()>,
     nesting: u32,
     stack_base: usize,
     /// A default failed: its failure is never blamed on a host argument.
     pub default_failed: bool,
+    /// Names the host used that the program does not hold, interned for this evaluation.
+    extra_names: std::cell::RefCell<std::collections::HashSet<Name>>,
+    /// Work done beyond the node evaluations: values copied, allocated, read, written or
+    /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
+    pub work: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -43,10 +52,50 @@ impl<'p> Machine<'p> {
             limits,
             budgeted: limits.max_operations.is_some(),
             remaining: limits.max_operations.unwrap_or(u64::MAX),
+            mark: 0,
+            long_run: None,
             nesting: 0,
             stack_base: stack_position(),
             default_failed: false,
+            extra_names: Default::default(),
+            work: 0,
         }
+    }
+
+    /// Runs `hook` once, when `after` more operations have been charged (whatever the budget;
+    /// also with none). Bindings use it to release their interpreter lock for long evaluations
+    /// only; the hook runs from a charge, never while a host value is being read or written.
+    pub fn on_long_run(&mut self, after: u64, hook: &'p dyn Fn()) {
+        self.mark = self.remaining.saturating_sub(after);
+        self.long_run = Some(hook);
+    }
+
+    /// Drops a pending long-run hook: from here on (writing the result) it never runs, so a
+    /// binding's lock is never released while host objects are being built.
+    pub fn stop_long_run(&mut self) {
+        self.long_run = None;
+        self.mark = 0;
+    }
+
+    /// The slow path of a charge: runs a pending long-run hook (then charges go on), or tells
+    /// the charge to fail.
+    #[cold]
+    #[inline(never)]
+    fn past_mark(&mut self) -> bool {
+        match self.long_run.take() {
+            Some(hook) => {
+                self.mark = 0;
+                hook();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Counts `units` of work (a plain add; see [`super::work`]).
+    #[inline(always)]
+    pub fn tally(&mut self, units: u64) {
+        self.work = self.work.wrapping_add(units);
     }
 
     /// Operations charged so far (only meaningful with a budget).
@@ -94,7 +143,7 @@ impl<'p> Machine<'p> {
     /// Charges `amount`, failing before the work when the budget does not cover it.
     #[inline]
     pub fn charge(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
-        if self.remaining < amount {
+        if self.remaining - self.mark < amount && !(self.past_mark() && self.remaining >= amount) {
             return Err(self.budget_exhausted(cx, node));
         }
         self.remaining -= amount;
@@ -117,6 +166,24 @@ impl<'p> Machine<'p> {
     /// pattern read without being built).
     #[inline]
     fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+        // The stack is measured every 8 levels of nesting: one level uses a bounded amount, so
+        // the guard overshoots by a few KiB at most.
+        if self.remaining <= self.mark
+            || self.nesting >= MAX_EXPRESSION_NESTING
+            || (self.nesting & 7 == 0 && !self.stack_ok())
+        {
+            return self.node_slow(cx, index);
+        }
+        self.remaining -= 1;
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn node_slow(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+        if self.remaining <= self.mark && self.remaining > 0 {
+            self.past_mark();
+        }
         if self.remaining == 0 || self.nesting >= MAX_EXPRESSION_NESTING || !self.stack_ok() {
             return Err(self.node_limit(cx, index));
         }
@@ -282,7 +349,7 @@ impl<'p> Machine<'p> {
                     1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
                     _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
                 }
-                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(tag)), fields })))
+                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(tag)), fields))))
             }
             CNode::Component { target, name, props, content } => {
                 self.eval_component(cx, frame, index, target, name, props, content)
@@ -298,6 +365,7 @@ impl<'p> Machine<'p> {
                     CDeclKind::Component { key, .. } => Arc::clone(key),
                     _ => Arc::clone(&prog.decl(cm, cd).qualified),
                 };
+                self.tally(frame.len() as u64);
                 Ok(Value::Handler(Rc::new(Handler {
                     module: cx.module,
                     decl: cx.decl,
@@ -311,8 +379,19 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The one `Name` for `text` in this evaluation: the program's, or one interned for the
+    /// evaluation (a name only the host uses), so names compare by pointer.
     pub fn prog_name(&self, text: &str) -> Name {
-        self.prog.names.get(text).unwrap_or_else(|| Arc::from(text))
+        if let Some(name) = self.prog.names.get(text) {
+            return name;
+        }
+        let mut extra = self.extra_names.borrow_mut();
+        if let Some(name) = extra.get(text) {
+            return Arc::clone(name);
+        }
+        let name: Name = Arc::from(text);
+        extra.insert(Arc::clone(&name));
+        name
     }
 
     pub fn boolean(&self, cx: Cx, node: u32, value: &Value, what: &str) -> IrResult<bool> {
@@ -344,6 +423,7 @@ impl<'p> Machine<'p> {
         match value {
             Value::Seq(elements) => {
                 self.charge(cx, Some(node), elements.len() as u64)?;
+                self.tally(elements.len() as u64);
                 match Rc::try_unwrap(elements) {
                     Ok(owned) => items.extend(owned),
                     Err(shared) => items.extend(shared.iter().cloned()),
@@ -351,6 +431,7 @@ impl<'p> Machine<'p> {
             }
             other => {
                 self.charge(cx, Some(node), 1)?;
+                self.tally(1);
                 items.push(other);
             }
         }
@@ -358,6 +439,7 @@ impl<'p> Machine<'p> {
     }
 
     pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
+        self.tally(props.len() as u64 * (props.len() as u64 + 1));
         let mut fields = Vec::with_capacity(props.len());
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
@@ -378,7 +460,8 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    pub fn new_frame(&self, module: u32, decl: u32) -> Frame {
+    pub fn new_frame(&mut self, module: u32, decl: u32) -> Frame {
+        self.tally(1);
         Vec::with_capacity(self.prog.decl(module, decl).frame_size as usize)
     }
 
@@ -390,7 +473,7 @@ impl<'p> Machine<'p> {
             CDeclKind::Function { .. } => Ok(Value::Function(FunctionRef { module, decl })),
             CDeclKind::Value { init, ty } => {
                 let vcx = Cx { module, decl, depth: cx.depth };
-                let mut frame = self.new_frame(module, decl);
+                let mut frame = Frame::new();
                 let value = self.eval(vcx, &mut frame, *init)?;
                 match ty {
                     Some(ty) => {
@@ -441,6 +524,7 @@ impl<'p> Machine<'p> {
                     let cost = (len16(l) + len16(r)) / 64;
                     self.charge(cx, Some(index), cost)?;
                 }
+                self.tally(1 + (l.len() + r.len()) as u64 / 64);
                 let mut text = String::with_capacity(l.len() + r.len());
                 text.push_str(l);
                 text.push_str(r);
@@ -574,10 +658,11 @@ impl<'p> Machine<'p> {
 
     // ---- members ----------------------------------------------------------------------------
 
-    fn member(&self, cx: Cx, index: u32, base: &Value, name: &Name) -> IrResult<Value> {
+    fn member(&mut self, cx: Cx, index: u32, base: &Value, name: &Name) -> IrResult<Value> {
         let Value::Record(record) = base else {
             return self.fail(cx, index, codes::BOUNDARY_TYPE, "Expected member access to be an object.");
         };
+        self.tally(record.lookup_work());
         if let Some(value) = record.get_name(name) {
             return Ok(value.clone());
         }
@@ -692,7 +777,8 @@ impl<'p> Machine<'p> {
         }
         let count = count as u64;
         // Reserve no more than the budget can pay for.
-        let reserve = count.min(self.remaining).min(1 << 16) as usize;
+        // (every placed item costs at least 1; untouched capacity costs no memory).
+        let reserve = count.min(self.remaining).min(1 << 22) as usize;
         let mut out = Vec::with_capacity(reserve);
         for position in 0..count {
             let value = (start as i128 + position as i128) as i64;
@@ -715,10 +801,7 @@ impl<'p> Machine<'p> {
                 if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
                     if !found.is_constant {
                         self.charge_node(cx, node)?;
-                        return Ok(Value::Record(Rc::new(Record {
-                            type_name: Some(Arc::clone(&found.type_name)),
-                            fields: Vec::new(),
-                        })));
+                        return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
                     }
                 }
             }
@@ -754,12 +837,15 @@ impl<'p> Machine<'p> {
     }
 
     /// Maps named arguments onto the callee's declared parameters; extra names are dropped.
-    pub fn by_name(&self, function: FunctionRef, fields: &[(Name, Value)]) -> Vec<Option<Value>> {
+    pub fn by_name(&mut self, function: FunctionRef, fields: &[(Name, Value)]) -> Vec<Option<Value>> {
         match &self.prog.decl(function.module, function.decl).kind {
-            CDeclKind::Function { params, .. } => params
+            CDeclKind::Function { params, .. } => {
+                self.tally(params.len() as u64 * (fields.len() as u64 + 1));
+                params
                 .iter()
-                .map(|p| fields.iter().find(|(k, _)| Arc::ptr_eq(k, &p.name) || **k == *p.name).map(|(_, v)| v.clone()))
-                .collect(),
+                .map(|p| fields.iter().find(|(k, _)| Arc::ptr_eq(k, &p.name)).map(|(_, v)| v.clone()))
+                .collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -828,11 +914,13 @@ impl<'p> Machine<'p> {
             Some(value) => {
                 let value = match value {
                     Value::Seq(items) if param.content => {
+                        self.tally(items.len() as u64);
                         let mut out = Vec::with_capacity(items.len());
                         for item in items.iter() {
                             match item {
                                 Value::Seq(inner) => {
                                     self.charge(fcx, None, (inner.len() as u64).max(1))?;
+                                    self.tally(inner.len() as u64);
                                     out.extend(inner.iter().cloned());
                                 }
                                 other => {
@@ -952,10 +1040,10 @@ impl<'p> Machine<'p> {
         let fields_out = if update_target.is_some() {
             self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))?
         } else {
-            let mut frame = self.new_frame(module, decl);
+            let mut frame = Frame::new();
             self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(name), false)?
         };
-        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: fields_out })))
+        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -985,9 +1073,9 @@ impl<'p> Machine<'p> {
         let input =
             self.construction_input(cx, frame, index, module, &found.fields, props, content, &found.type_name)?;
         let ucx = Cx { module, decl, depth: cx.depth };
-        let mut frame = self.new_frame(module, decl);
+        let mut frame = Frame::new();
         let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&found.type_name), false)?;
-        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&found.type_name)), fields })))
+        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), fields))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1042,11 +1130,11 @@ impl<'p> Machine<'p> {
             self.bind_content(cx, index, module, fields, &mut plain, items, name)?;
         }
         let ccx = Cx { module, decl, depth: cx.depth };
-        let mut frame = self.new_frame(module, decl);
+        let mut frame = Frame::new();
         let label = format!("{name} props");
         let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Root(&label), false)?;
         out.extend(handlers);
-        Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(&declaration.name)), fields: out })))
+        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), out))))
     }
 }
 

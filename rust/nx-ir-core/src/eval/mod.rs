@@ -28,17 +28,19 @@ mod output;
 mod source;
 mod text;
 mod value;
+pub mod work;
 
 pub use compiled::CompiledProgram;
 pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
-pub use host::{measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
+pub use host::{input_limit_error, measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
 pub use source::{ModelProgram, ProgramSource};
 pub use text::{float32_text, float64_text};
+pub use work::last_call_work;
 
 use crate::error::{codes, IrError, IrResult};
 
 use compiled::CDeclKind;
-use host::{input_limit_error, SizeMeter};
+use host::SizeMeter;
 use machine::{Cx, Machine};
 use normalize::function_record;
 use value::FunctionRef;
@@ -58,17 +60,23 @@ pub fn evaluate_function(program: &CompiledProgram, name: &str, args: &[HostValu
     Ok(Evaluation { value, usage })
 }
 
+/// The arguments of [`call_function`]: by position (`None` = left out) or by parameter name.
+#[derive(Debug, Clone, Copy)]
+pub enum CallArguments<'a, S> {
+    Positional(&'a [Option<S>]),
+    Named(&'a [(&'a str, S)]),
+}
+
 /// Calls a function value (a `{"$type":"Function","module","name"}` record) with arguments by
-/// parameter name; names the function does not declare are dropped.
+/// position or by parameter name; names the function does not declare are dropped.
 pub fn call_function(
     program: &CompiledProgram,
     function: &HostValue,
-    args: &[(&str, HostValue)],
+    args: CallArguments<'_, &HostValue>,
     limits: &Limits,
 ) -> IrResult<Evaluation> {
-    let named: Vec<(&str, &HostValue)> = args.iter().map(|(k, v)| (*k, v)).collect();
     let mut usage = Usage::default();
-    let value = call_function_with(program, &function, &named, limits, &mut HostValueBuilder, &mut usage)?;
+    let value = call_function_with(program, &function, args, limits, &mut HostValueBuilder, &mut usage)?;
     Ok(Evaluation { value, usage })
 }
 
@@ -86,7 +94,35 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
+    evaluate_function_hooked(program, name, args, limits, sink, usage, None)
+}
+
+/// A hook run once when an evaluation has charged `after` operations (with or without a
+/// budget): a binding releases its interpreter lock there, so short calls never pay for it.
+/// It runs from a charge while NX code runs: after every host value has been read and never
+/// once the result is being written.
+#[derive(Clone, Copy)]
+pub struct LongRun<'a> {
+    pub after: u64,
+    pub hook: &'a dyn Fn(),
+}
+
+/// [`evaluate_function_with`] with a [`LongRun`] hook.
+pub fn evaluate_function_hooked<S, K>(
+    program: &CompiledProgram,
+    name: &str,
+    args: &[Option<S>],
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+    long_run: Option<LongRun<'_>>,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
     *usage = Usage::default();
+    work::record(0);
     limits.validate()?;
     check_input_size(limits, usage, |meter| {
         for arg in args {
@@ -108,6 +144,9 @@ where
         .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
         .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
     let mut machine = Machine::new(program, limits);
+    if let Some(LongRun { after, hook }) = long_run {
+        machine.on_long_run(after, hook);
+    }
     let result = (|| {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
@@ -119,14 +158,17 @@ where
         run(&mut machine, FunctionRef { module: 0, decl }, values, sink)
     })();
     usage.operations = machine.used();
+    work::record(machine.work);
     result
 }
 
-/// [`call_function`] over any host value source and sink.
+/// [`call_function`] over any host value source and sink. Input size (ir-format §6.2): the
+/// Function record, then the arguments as one record (by name) or as one list (by position:
+/// 1 for the list plus each argument, a left-out one counting 1).
 pub fn call_function_with<S, K>(
     program: &CompiledProgram,
     function: &S,
-    args: &[(&str, S)],
+    args: CallArguments<'_, S>,
     limits: &Limits,
     sink: &mut K,
     usage: &mut Usage,
@@ -135,16 +177,40 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
+    call_function_hooked(program, function, args, limits, sink, usage, None)
+}
+
+/// [`call_function_with`] with a [`LongRun`] hook.
+pub fn call_function_hooked<S, K>(
+    program: &CompiledProgram,
+    function: &S,
+    args: CallArguments<'_, S>,
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+    long_run: Option<LongRun<'_>>,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
     *usage = Usage::default();
+    work::record(0);
     limits.validate()?;
     check_input_size(limits, usage, |meter| {
         meter.value(function)?;
-        if !meter.over() {
-            meter.record(args)?;
+        if meter.over() {
+            return Ok(());
         }
-        Ok(())
+        match args {
+            CallArguments::Named(fields) => meter.record(fields),
+            CallArguments::Positional(items) => meter.list(items),
+        }
     })?;
     let mut machine = Machine::new(program, limits);
+    if let Some(LongRun { after, hook }) = long_run {
+        machine.on_long_run(after, hook);
+    }
     let result = (|| {
         let record = machine.read_host(function, 0)?;
         let Some((module, name)) = function_record(&record) else {
@@ -154,14 +220,29 @@ where
             ));
         };
         let function = machine.resolve_function(&module, &name, &"call_function")?;
-        let mut fields = Vec::with_capacity(args.len());
-        for (key, value) in args {
-            fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
-        }
-        let values = machine.by_name(function, &fields);
+        let values = match args {
+            CallArguments::Named(named) => {
+                let mut fields = Vec::with_capacity(named.len());
+                for (key, value) in named {
+                    fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
+                }
+                machine.by_name(function, &fields)
+            }
+            CallArguments::Positional(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    values.push(match item {
+                        Some(item) => Some(machine.read_host(item, 0)?),
+                        None => None,
+                    });
+                }
+                values
+            }
+        };
         run(&mut machine, function, values, sink)
     })();
     usage.operations = machine.used();
+    work::record(machine.work);
     result
 }
 
@@ -172,6 +253,7 @@ fn run<K: HostValueSink>(
     sink: &mut K,
 ) -> IrResult<K::Out> {
     let value = machine.invoke(function, args, 0, true)?;
+    machine.stop_long_run();
     let cx = Cx { module: function.module, decl: function.decl, depth: 0 };
     let optional = matches!(
         machine.prog.decl(function.module, function.decl).kind,

@@ -74,11 +74,13 @@ impl<'p> Machine<'p> {
         let Some(ctype) = self.ty(cx.module, ty) else {
             return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
         };
+        self.tally(1);
         if let CType::Seq { item, may_be_empty, may_be_many } = ctype {
             let items: Vec<Value> = match &value {
                 Value::Seq(items) => items.iter().cloned().collect(),
                 other => vec![other.clone()],
             };
+            self.tally(items.len() as u64);
             if items.is_empty() {
                 if *may_be_empty {
                     return Ok(Value::empty());
@@ -230,7 +232,7 @@ impl<'p> Machine<'p> {
                     return Err(self.located(cx, boundary(format!("Expected {path} to be a {display}, got '{tn}'."))));
                 }
                 let fields = self.normalize_patch_fields(dcx, fields, &record.fields, path)?;
-                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(display)), fields })))
+                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(cx, &value, path)?;
@@ -240,7 +242,7 @@ impl<'p> Machine<'p> {
                     let (sub_fields, _) = self.shape_fields(sm, sd, None);
                     let mut frame = Frame::new();
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
-                    return Ok(Value::Record(Rc::new(Record { type_name: Some(tn), fields })));
+                    return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
                 }
                 if *is_abstract {
                     let message = match record.type_name() {
@@ -251,7 +253,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
-                Ok(Value::Record(Rc::new(Record { type_name: Some(Arc::clone(display)), fields })))
+                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
             }
             CDeclKind::Union { cases } => {
                 if let Some(text) = value.as_text() {
@@ -275,7 +277,7 @@ impl<'p> Machine<'p> {
                 };
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, &case.fields, &record.fields, &mut frame, path, false)?;
-                Ok(Value::Record(Rc::new(Record { type_name: Some(type_name), fields })))
+                Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
             }
             _ => Ok(value),
         }
@@ -347,16 +349,21 @@ impl<'p> Machine<'p> {
         path: &Path<'_>,
         explicit: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
+        // Each name is looked up among the declared fields, then each declared field among
+        // the input: both scans are bounded by the declaration's size once unknown names fail.
+        self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
         for (key, _) in input {
-            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key) || f.name == *key) {
+            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
                 return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
             }
         }
         let first_slot = frame.len() as u32;
+        // Fields are bound in the frame only for defaults to read.
+        let binds = fields.iter().any(|f| f.default.is_some());
         let mut out = Vec::with_capacity(fields.len());
         for (offset, field) in fields.iter().enumerate() {
             let at = Path::Field(path, &field.name);
-            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name) || *k == field.name).map(|(_, v)| v.clone());
+            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone());
             let value = match (given, field.default) {
                 (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
                 (None, Some(default)) if !explicit => {
@@ -379,7 +386,14 @@ impl<'p> Machine<'p> {
                     ))
                 }
             };
-            if !(value.is_empty() && self.admits_empty(cx.module, field.ty)) {
+            let kept = !(value.is_empty() && self.admits_empty(cx.module, field.ty));
+            if !binds {
+                if kept {
+                    out.push((Arc::clone(&field.name), value));
+                }
+                continue;
+            }
+            if kept {
                 out.push((Arc::clone(&field.name), value.clone()));
             }
             self.bind(cx, frame, first_slot + offset as u32, value)?;
@@ -395,14 +409,17 @@ impl<'p> Machine<'p> {
         input: &[(Name, Value)],
         path: &Path<'_>,
     ) -> IrResult<Vec<(Name, Value)>> {
+        // Each name is looked up among the declared fields, then each declared field among
+        // the input: both scans are bounded by the declaration's size once unknown names fail.
+        self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
         for (key, _) in input {
-            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key) || f.name == *key) {
+            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
                 return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
             }
         }
         let mut out = Vec::new();
         for field in fields {
-            let Some(value) = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name) || *k == field.name).map(|(_, v)| v.clone())
+            let Some(value) = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone())
             else {
                 continue;
             };

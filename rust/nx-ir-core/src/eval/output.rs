@@ -17,6 +17,7 @@ impl Machine<'_> {
             return Err(self.stack_error(cx, None));
         }
         self.charge(cx, None, 1)?;
+        self.tally(1);
         match value {
             Value::Bool(b) => sink.bool(*b),
             Value::Int(i) => sink.int(*i),
@@ -25,6 +26,7 @@ impl Machine<'_> {
                 if self.budgeted {
                     self.charge(cx, None, text_cost(s))?;
                 }
+                self.tally(s.len() as u64 / 64);
                 sink.str(s)
             }
             Value::Case(case) => {
@@ -34,7 +36,7 @@ impl Machine<'_> {
                 sink.str(&case.case)
             }
             Value::Seq(items) => {
-                let mut out = Vec::with_capacity(items.len().min(1 << 16));
+                let mut out = Vec::with_capacity(items.len());
                 for item in items.iter() {
                     out.push(self.write(cx, item, sink)?);
                 }
@@ -58,10 +60,26 @@ impl Machine<'_> {
                     }
                 }
                 let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
-                let mut order: Vec<&(Name, Value)> = record.fields.iter().collect();
-                order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                let mut fields = Vec::with_capacity(order.len());
-                for (name, item) in order {
+                self.tally(record.fields.len() as u64);
+                // Field positions in byte order of their names; small records sort on the stack.
+                let count = record.fields.len();
+                let mut small = [0u32; 16];
+                let mut large = Vec::new();
+                let order: &mut [u32] = if count <= small.len() {
+                    for (i, slot) in small.iter_mut().enumerate().take(count) {
+                        *slot = i as u32;
+                    }
+                    &mut small[..count]
+                } else {
+                    large.extend(0..count as u32);
+                    &mut large
+                };
+                order.sort_unstable_by(|a, b| {
+                    record.fields[*a as usize].0.as_bytes().cmp(record.fields[*b as usize].0.as_bytes())
+                });
+                let mut fields = Vec::with_capacity(count);
+                for &position in order.iter() {
+                    let (name, item) = &record.fields[position as usize];
                     if self.budgeted {
                         self.charge(cx, None, text_cost(name))?;
                     }
@@ -79,7 +97,7 @@ impl Machine<'_> {
     }
 
     /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
-    pub fn read_host<S: HostValueSource>(&self, value: &S, depth: u32) -> IrResult<Value> {
+    pub fn read_host<S: HostValueSource>(&mut self, value: &S, depth: u32) -> IrResult<Value> {
         if depth >= MAX_VALUE_NESTING {
             return Err(limit_error(
                 "maxValueNesting",
@@ -87,12 +105,16 @@ impl Machine<'_> {
                 format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
             ));
         }
+        self.tally(1);
         Ok(match value.read()? {
             HostRead::Null => Value::empty(),
             HostRead::Bool(b) => Value::Bool(b),
             HostRead::Int(i) => Value::Int(i),
             HostRead::Float(f) => Value::Float(f),
-            HostRead::Str(s) => Value::Str(Arc::from(&*s)),
+            HostRead::Str(s) => {
+                self.tally(s.len() as u64 / 64);
+                Value::Str(Arc::from(&*s))
+            }
             HostRead::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in &items {
@@ -106,7 +128,7 @@ impl Machine<'_> {
                     let value = self.read_host(item, depth + 1)?;
                     out.push((self.prog_name(name), value));
                 }
-                Value::Record(Rc::new(Record { type_name: type_name.map(|t| self.prog_name(&t)), fields: out }))
+                Value::Record(Rc::new(Record::new(type_name.map(|t| self.prog_name(&t)), out)))
             }
         })
     }

@@ -412,3 +412,61 @@ fn comparisons_stop_early_only_where_the_rules_say() {
     let result = evaluate_function(&program, "same", &[nan], &Limits::default()).unwrap();
     assert_eq!(result.value, HostValue::Bool(false));
 }
+
+fn function_value(module: &str, name: &str) -> HostValue {
+    HostValue::Record(
+        HostRecord::new(Some("Function")).with("module", HostValue::str(module)).with("name", HostValue::str(name)),
+    )
+}
+
+#[test]
+fn call_function_by_position_and_by_name() {
+    // ir-format §4.9: call_function resolves the Function record and binds like a call; `add`
+    // costs 6 either way (§7.1 worked count), the same as evaluate_function.
+    let program = arithmetic_program();
+    let add = function_value("main.nx", "add");
+    let budget = Limits::with_budget(u64::MAX);
+    let (one, two) = (HostValue::Int(1), HostValue::Int(2));
+    let positional = call_function(&program, &add, CallArguments::Positional(&[Some(&one), Some(&two)]), &budget).unwrap();
+    assert_eq!(positional.value, HostValue::Int(3));
+    assert_eq!(positional.usage.operations, Some(6));
+    let named = call_function(&program, &add, CallArguments::Named(&[("b", &two), ("a", &one), ("extra", &one)]), &budget).unwrap();
+    assert_eq!(named.value, HostValue::Int(3));
+    assert_eq!(named.usage.operations, Some(6));
+    // Too many positional arguments: nx-ir-arguments with no `argument`.
+    let error = call_function(&program, &add, CallArguments::Positional(&[Some(&one), Some(&one), Some(&one)]), &budget)
+        .unwrap_err();
+    assert_eq!(error.code(), codes::ARGUMENTS);
+    assert!(error.diagnostics[0].argument.is_none());
+    // A required parameter left out: nx-ir-arguments naming it, by position and by name.
+    let error = call_function(&program, &add, CallArguments::Positional(&[Some(&one)]), &budget).unwrap_err();
+    assert_eq!(error.code(), codes::ARGUMENTS);
+    assert_eq!(error.diagnostics[0].argument.as_deref(), Some("b"));
+    let error = call_function(&program, &add, CallArguments::Positional(&[None, Some(&one)]), &budget).unwrap_err();
+    assert_eq!(error.code(), codes::ARGUMENTS);
+    assert_eq!(error.diagnostics[0].argument.as_deref(), Some("a"));
+    let error = call_function(&program, &add, CallArguments::Named(&[("a", &one)]), &budget).unwrap_err();
+    assert_eq!(error.code(), codes::ARGUMENTS);
+    assert_eq!(error.diagnostics[0].argument.as_deref(), Some("b"));
+    // A value that does not fit the parameter: a boundary error naming the parameter.
+    let text = HostValue::str("x");
+    let error = call_function(&program, &add, CallArguments::Positional(&[Some(&one), Some(&text)]), &budget).unwrap_err();
+    assert_eq!(error.code(), codes::BOUNDARY_TYPE);
+    assert_eq!(error.diagnostics[0].argument.as_deref(), Some("b"));
+    // A bad Function record: nx-ir-function-value, never blamed on an argument.
+    for bad in [function_value("main.nx", "nope"), function_value("elsewhere.nx", "add"), HostValue::Int(1)] {
+        let error = call_function(&program, &bad, CallArguments::Positional(&[Some(&one), Some(&two)]), &budget).unwrap_err();
+        assert_eq!(error.code(), codes::FUNCTION_VALUE);
+        assert!(error.diagnostics[0].argument.is_none());
+    }
+    // Input size (§6.2): the Function record (1 + 2 strings = 3) then the arguments as one
+    // record by name (1 + 2) or one list by position (1 + 2).
+    let sized = Limits { max_input_size: Some(6), ..Limits::default() };
+    let by_position = call_function(&program, &add, CallArguments::Positional(&[Some(&one), Some(&two)]), &sized).unwrap();
+    assert_eq!(by_position.usage.input_size, Some(6));
+    let by_name = call_function(&program, &add, CallArguments::Named(&[("a", &one), ("b", &two)]), &sized).unwrap();
+    assert_eq!(by_name.usage.input_size, Some(6));
+    let tight = Limits { max_input_size: Some(5), ..Limits::default() };
+    let error = call_function(&program, &add, CallArguments::Positional(&[Some(&one), Some(&two)]), &tight).unwrap_err();
+    assert_eq!(error.diagnostics[0].limit.as_ref().map(|l| l.name), Some("maxInputSize"));
+}

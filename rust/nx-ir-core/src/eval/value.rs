@@ -4,10 +4,15 @@
 //!
 //! [`HostValue`]: super::host::HostValue
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
 /// An interned name (field name, type name, declaration name).
+///
+/// Every name the evaluator makes is interned in the compiled program's table when the program
+/// holds that text (`Machine::prog_name`), and a fresh `Arc` only when it does not, so two
+/// names are equal exactly when they are the same `Arc`: lookups compare pointers.
 pub(crate) type Name = Arc<str>;
 
 /// One runtime value.
@@ -32,7 +37,13 @@ pub(crate) struct Record {
     pub type_name: Option<Name>,
     /// Each name at most once, in the order they were stored.
     pub fields: Vec<(Name, Value)>,
+    /// For a record of many fields (a host object), the field positions sorted by name, built
+    /// on the first lookup, so a lookup costs O(log n) however large the record is.
+    index: OnceCell<Box<[u32]>>,
 }
+
+/// Records of more fields than this are looked up through a sorted index.
+pub(crate) const INDEXED_FIELDS: usize = 16;
 
 #[derive(Debug)]
 pub(crate) struct CaseValue {
@@ -117,19 +128,47 @@ impl Value {
 }
 
 impl Record {
+    #[inline]
+    pub fn new(type_name: Option<Name>, fields: Vec<(Name, Value)>) -> Record {
+        Record { type_name, fields, index: OnceCell::new() }
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
+        if self.fields.len() > INDEXED_FIELDS {
+            return self.get_indexed(name);
+        }
         self.fields.iter().find(|(key, _)| &**key == name).map(|(_, value)| value)
     }
 
     /// Lookup by an interned name: pointer comparison first.
     #[inline]
     pub fn get_name(&self, name: &Name) -> Option<&Value> {
-        for (key, value) in &self.fields {
-            if Arc::ptr_eq(key, name) || **key == **name {
-                return Some(value);
-            }
+        if self.fields.len() > INDEXED_FIELDS {
+            return self.get_indexed(name);
         }
-        None
+        self.fields.iter().find(|(key, _)| Arc::ptr_eq(key, name)).map(|(_, value)| value)
+    }
+
+    #[cold]
+    fn get_indexed(&self, name: &str) -> Option<&Value> {
+        let index = self.index.get_or_init(|| {
+            let mut order: Vec<u32> = (0..self.fields.len() as u32).collect();
+            order.sort_unstable_by(|a, b| self.fields[*a as usize].0.as_bytes().cmp(self.fields[*b as usize].0.as_bytes()));
+            order.into_boxed_slice()
+        });
+        let found = index.binary_search_by(|i| self.fields[*i as usize].0.as_bytes().cmp(name.as_bytes())).ok()?;
+        Some(&self.fields[index[found] as usize].1)
+    }
+
+    /// What one lookup scans, for the work counter: the fields, or the index's depth.
+    #[inline]
+    pub fn lookup_work(&self) -> u64 {
+        let n = self.fields.len();
+        if n > INDEXED_FIELDS {
+            u64::from(usize::BITS - n.leading_zeros())
+        } else {
+            n as u64
+        }
     }
 
     pub fn type_name(&self) -> Option<&str> {
@@ -140,7 +179,7 @@ impl Record {
 /// Sets a field, replacing an earlier one of the same name in place.
 pub(crate) fn set_field(fields: &mut Vec<(Name, Value)>, name: Name, value: Value) {
     for entry in fields.iter_mut() {
-        if Arc::ptr_eq(&entry.0, &name) || *entry.0 == *name {
+        if Arc::ptr_eq(&entry.0, &name) {
             entry.1 = value;
             return;
         }

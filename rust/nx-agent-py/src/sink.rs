@@ -1,0 +1,220 @@
+//! Results written straight into Python objects, and the GIL released only for long
+//! evaluations.
+//!
+//! A call holds the GIL while it reads its arguments, and keeps it while NX code runs until the
+//! evaluation has charged [`LONG_RUN`] operations; then the GIL is released (other threads run,
+//! and may share the program) and taken back before the result is written. A short call pays
+//! for no GIL round trip. Names and string literals of the program are written as Python
+//! strings made once per program and reused.
+
+use std::cell::Cell;
+
+use nx_ir_core::error::{codes, IrError, IrResult};
+use nx_ir_core::eval::{CompiledProgram, HostValueSink};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+
+/// Operations an evaluation runs with the GIL held before it releases it (about 50–100 µs).
+pub const LONG_RUN: u64 = 10_000;
+
+/// The GIL, released by the long-run hook and taken back before Python is touched again.
+pub struct GilRelease {
+    saved: Cell<*mut ffi::PyThreadState>,
+}
+
+impl GilRelease {
+    /// For a thread that holds the GIL now.
+    pub fn new(_py: Python<'_>) -> Self {
+        GilRelease { saved: Cell::new(std::ptr::null_mut()) }
+    }
+
+    /// Releases the GIL (the evaluator's long-run hook). Nothing may touch Python until
+    /// [`GilRelease::reacquire`].
+    pub fn release(&self) {
+        if self.saved.get().is_null() {
+            // SAFETY: this thread holds the GIL (we were created under it and have not
+            // released it); the evaluator touches no Python object until reacquire.
+            self.saved.set(unsafe { ffi::PyEval_SaveThread() });
+        }
+    }
+
+    /// Takes the GIL back if it was released.
+    #[inline]
+    pub fn reacquire(&self) {
+        let saved = self.saved.replace(std::ptr::null_mut());
+        if !saved.is_null() {
+            // SAFETY: `saved` is this thread's state, saved by `release`.
+            unsafe { ffi::PyEval_RestoreThread(saved) };
+        }
+    }
+}
+
+impl Drop for GilRelease {
+    fn drop(&mut self) {
+        self.reacquire();
+    }
+}
+
+/// One slot of the cache: the text's address and length, and its Python string.
+type Slot = (usize, usize, Option<Py<PyString>>);
+
+/// Python strings for a program's shared texts, keyed by the address of the text.
+pub struct TextCache {
+    slots: Box<[Slot]>,
+    shift: u32,
+    type_key: Py<PyString>,
+}
+
+impl TextCache {
+    pub fn new(py: Python<'_>, program: &CompiledProgram) -> Self {
+        let texts: Vec<&str> = program.shared_texts().collect();
+        let size = (texts.len() * 2).next_power_of_two().max(16);
+        let mut slots: Vec<Slot> = (0..size).map(|_| (0, 0, None)).collect();
+        let shift = 64 - size.trailing_zeros();
+        for text in texts {
+            let key = text.as_ptr() as usize;
+            let mut at = Self::hash(key, shift);
+            while slots[at].2.is_some() {
+                at = (at + 1) & (size - 1);
+            }
+            slots[at] = (key, text.len(), Some(PyString::intern(py, text).unbind()));
+        }
+        TextCache { slots: slots.into_boxed_slice(), shift, type_key: PyString::intern(py, "$type").unbind() }
+    }
+
+    #[inline]
+    fn hash(key: usize, shift: u32) -> usize {
+        ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+    }
+
+    /// The cached string for `text` if it is one of the program's shared texts.
+    #[inline]
+    fn get<'py>(&self, py: Python<'py>, text: &str) -> Option<Bound<'py, PyString>> {
+        let key = text.as_ptr() as usize;
+        let mask = self.slots.len() - 1;
+        let mut at = Self::hash(key, self.shift);
+        loop {
+            let (k, len, value) = &self.slots[at];
+            let value = value.as_ref()?;
+            if *k == key && *len == text.len() {
+                return Some(value.bind(py).clone());
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    fn string<'py>(&self, py: Python<'py>, text: &str) -> Bound<'py, PyString> {
+        self.get(py, text).unwrap_or_else(|| PyString::new(py, text))
+    }
+}
+
+/// Writes results as Python objects (`$type` first, then the fields in the order given).
+pub struct PySink<'a, 'py> {
+    pub py: Python<'py>,
+    pub gil: &'a GilRelease,
+    pub texts: &'a TextCache,
+    /// A Python exception raised while writing (memory), re-raised by the caller.
+    pub raised: Option<PyErr>,
+}
+
+impl<'py> PySink<'_, 'py> {
+    fn failed(&mut self, error: PyErr) -> IrError {
+        self.raised = Some(error);
+        IrError::new(codes::BOUNDARY_TYPE, "Python raised while the result was written.")
+    }
+}
+
+impl<'py> HostValueSink for PySink<'_, 'py> {
+    type Out = Bound<'py, PyAny>;
+
+    fn null(&mut self) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        Ok(self.py.None().into_bound(self.py))
+    }
+
+    fn bool(&mut self, value: bool) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        Ok(PyBool::new(self.py, value).to_owned().into_any())
+    }
+
+    fn int(&mut self, value: i64) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        Ok(value.into_pyobject(self.py).map_err(|e| match e {})?.into_any())
+    }
+
+    fn float(&mut self, value: f64) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        Ok(PyFloat::new(self.py, value).into_any())
+    }
+
+    fn str(&mut self, value: &str) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        Ok(self.texts.string(self.py, value).into_any())
+    }
+
+    fn list(&mut self, items: Vec<Self::Out>) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        match PyList::new(self.py, items) {
+            Ok(list) => Ok(list.into_any()),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+
+    fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        let py = self.py;
+        let dict = PyDict::new(py);
+        let fill = || -> PyResult<()> {
+            if let Some(name) = type_name {
+                dict.set_item(self.texts.type_key.bind(py), self.texts.string(py, name))?;
+            }
+            for (key, value) in fields {
+                dict.set_item(self.texts.string(py, key), value)?;
+            }
+            Ok(())
+        };
+        match fill() {
+            Ok(()) => Ok(dict.into_any()),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+}
+
+/// Takes a result and keeps nothing (the writes are still charged): benchmarks time the
+/// evaluation apart from building the Python result with it.
+pub struct Discard<'a> {
+    pub gil: &'a GilRelease,
+}
+
+impl HostValueSink for Discard<'_> {
+    type Out = ();
+    fn null(&mut self) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+    fn bool(&mut self, _: bool) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+    fn int(&mut self, _: i64) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+    fn float(&mut self, _: f64) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+    fn str(&mut self, _: &str) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+    fn list(&mut self, _: Vec<()>) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+    fn record(&mut self, _: Option<&str>, _: Vec<(&str, ())>) -> IrResult<()> {
+        self.gil.reacquire();
+        Ok(())
+    }
+}
