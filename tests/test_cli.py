@@ -253,12 +253,17 @@ RUN_CASES = [
     for program in PROGRAMS
     if (program.path / "program.json").is_file()
     for entry in json.loads((program.path / "program.json").read_text(encoding="utf-8")).get("entrypoints", [])
-    if "case" not in entry
 ]
 
 
+def _key(entry: dict[str, Any]) -> str:
+    key = f"{entry['module']}::{entry['function']}"
+    return f"{key}#{entry['case']}" if "case" in entry else key
+
+
+
 @pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
-@pytest.mark.parametrize(("program", "entry"), RUN_CASES, ids=[f"{p.name}:{e['module']}::{e['function']}" for p, e in RUN_CASES])
+@pytest.mark.parametrize(("program", "entry"), RUN_CASES, ids=[f"{p.name}:{_key(e)}" for p, e in RUN_CASES])
 def test_run_corpus_entrypoints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], program: CorpusProgram, entry: dict[str, Any]
 ) -> None:
@@ -270,16 +275,17 @@ def test_run_corpus_entrypoints(
         path.write_bytes(corpus_image(program, module))
         files[identity] = str(path)
     entry_file = files.pop(entry["module"])
-    key = f"{entry['module']}::{entry['function']}"
+    key = _key(entry)
     argv = ["run", entry_file, *files.values(), "--function", entry["function"], "--json",
             "--args", json.dumps(entry.get("arguments", [])), "--max-operations", str(2**40)]
     code, out, err = run_cli(capsys, *argv)
     document = json.loads(out)
     expected_dir = program.path / "expected"
     if entry.get("fails"):
-        assert code == 1
         diagnostic = json.loads((expected_dir / "diagnostics.json").read_text(encoding="utf-8"))[key]
+        assert code == 1, err
         assert document["error"]["code"] == diagnostic["code"]
+        assert document["error"]["diagnostics"][0].get("argument") == diagnostic.get("argument")
         return
     assert code == 0, err
     assert document["value"] == json.loads((expected_dir / "results.json").read_text(encoding="utf-8"))[key]

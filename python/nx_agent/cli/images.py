@@ -15,8 +15,6 @@ from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, Output, error_do
 DEFAULT_MAX_OPERATIONS = 1_000_000
 DEFAULT_MAX_INPUT_SIZE = 1_000_000
 
-#: Runtime codes that mean the function asked for is not there (bad input, not a failed evaluation).
-UNKNOWN_FUNCTION_CODES = frozenset({"nx-ir-missing-entrypoint"})
 
 
 def module_summary(module: ir.PreparedModule) -> dict[str, Any]:
@@ -115,7 +113,7 @@ def _cmd_run(args: argparse.Namespace, out: Output) -> int:
             function = {"$type": "Function", "module": program.entry.identity, "name": args.function}
             result = ir.call_function(program, function, arguments, limits=limits)
     except NxIrError as error:
-        if error.code in UNKNOWN_FUNCTION_CODES or args.function not in program.entry.functions:
+        if args.function not in program.entry.functions:
             known = ", ".join(program.entry.functions) or "none"
             raise CliError(
                 f"{program.entry.identity} has no function '{args.function}' (its functions: {known})",
