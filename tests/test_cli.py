@@ -599,3 +599,14 @@ def test_a_bare_start_loads_no_adapter_and_no_optional_dependency(body: str) -> 
     assert "nx_agent" in loaded and "nx_agent._native" in loaded
     assert [m for m in loaded if m.split(".")[0] in HEAVY] == []
     assert [m for m in loaded if any(m == a or m.startswith(a + ".") for a in ADAPTERS)] == []
+
+
+def test_a_process_with_bad_input_exits_3_without_a_traceback(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.nxir"
+    result = subprocess.run(
+        [sys.executable, "-m", "nx_agent", "--json", "explain", str(missing)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 3 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    error = json.loads(result.stderr)["error"]
+    assert error["code"] == "nx-agent-cli-file" and error["path"] == str(missing)
