@@ -1,16 +1,20 @@
 """What the atheris target (fuzz/boundary.py) found at the Python boundary, kept as tests: host
 values whose own methods raise, run forever or change the value being read; names and messages
-that made Python errors other than NxError escape."""
+that made Python errors other than NxError escape; and inputs, contexts and request answers that
+made a tool's ``execute`` raise."""
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Mapping
 from typing import Any, Iterator
 
 import pytest
 
+from agent_programs import execute_definition, link_execute_program
 from corpus import programs
-from nx_agent import NxError, examples, ir
+from nx_agent import NxError, create_agent_tools, examples, ir
 from test_evaluate import link
 
 HOST_VALUES = next((p for p in programs() if p.name == "host-values"), None)
@@ -105,12 +109,19 @@ def test_an_entrypoint_name_that_is_not_unicode_names_no_entrypoint() -> None:
     assert refused.value.code == "nx-ir-missing-entrypoint"
 
 
-@pytest.mark.parametrize("args", [[5], "teamSize", 3, RaisingList([1])])
-def test_call_function_refuses_args_that_are_not_a_dict(args: Any) -> None:
+@pytest.mark.parametrize("args", ["teamSize", 3, {5}, b"5"])
+def test_call_function_refuses_args_that_are_neither_a_dict_nor_a_sequence(args: Any) -> None:
     function = {"$type": "Function", "module": "plans/main.nx", "name": "findPlans"}
     with pytest.raises(ir.NxIrError) as refused:
         ir.call_function(examples.link_example(), function, args)
     assert refused.value.code == "nx-ir-arguments"
+
+
+def test_call_function_reads_positional_args_from_storage() -> None:
+    function = {"$type": "Function", "module": "plans/main.nx", "name": "findPlans"}
+    by_position = ir.call_function(examples.link_example(), function, RaisingList([40]))
+    by_name = ir.call_function(examples.link_example(), function, {"teamSize": 40})
+    assert by_position.value == by_name.value
 
 
 @pytest.mark.parametrize(
@@ -132,3 +143,88 @@ def test_refusals_run_no_method_of_the_value(call: Any, monkeypatch: pytest.Monk
     assert refused.value.code in {"nx-ir-boundary-type", "nx-ir-options"}
     assert "Boom" not in str(refused.value) and len(str(refused.value)) < 300
     assert unraisable == []
+
+
+# ---- execute (agent-package §5.3 step 9: a call never raises for a tool failure) ---------------
+
+CHAT = {"$type": "ChatToolContext", "conversationId": "conv_9"}
+
+
+class RaisingDict(dict):  # type: ignore[type-arg]
+    """A dict whose own methods raise; its storage holds the members."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise Boom("__iter__")
+
+    def __getitem__(self, key: Any) -> Any:
+        raise Boom("__getitem__")
+
+    def items(self) -> Any:
+        raise Boom("items")
+
+    def keys(self) -> Any:
+        raise Boom("keys")
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        raise Boom("get")
+
+
+class RaisingMapping(Mapping[str, Any]):
+    def __getitem__(self, key: str) -> Any:
+        raise Boom("__getitem__")
+
+    def __iter__(self) -> Iterator[str]:
+        raise Boom("__iter__")
+
+    def __len__(self) -> int:
+        return 1
+
+
+class EqStr(str):
+    """A key equal in hash to a name but whose comparison raises."""
+
+    def __eq__(self, other: object) -> bool:
+        raise Boom("__eq__")
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+def tools(answer: Any = None) -> dict[str, Any]:
+    created = create_agent_tools(
+        json.loads(json.dumps(execute_definition())),
+        link_execute_program(),
+        request=lambda call: answer,
+        executors={"builtin": lambda tool, input, call: "found"},
+    )
+    return {tool.name: tool for tool in created}
+
+
+def test_a_dict_subclass_is_read_from_its_storage_as_input_and_context() -> None:
+    by_name = tools()
+    plain = by_name["find_plans"].execute({"teamSize": 5}, call_id="t1")
+    assert plain["ok"] is True
+    assert by_name["find_plans"].execute(RaisingDict(teamSize=5), call_id="t1") == plain
+    chat = by_name["who_am_i"].execute({}, call_id="t1", context=CHAT)
+    assert chat["ok"] is True and chat["output"] == "conv_9"
+    assert by_name["who_am_i"].execute(RaisingDict(), call_id="t1", context=RaisingDict(CHAT)) == chat
+
+
+@pytest.mark.parametrize(
+    ("tool", "input", "context", "code"),
+    [
+        ("find_plans", RaisingMapping(), None, "invalid-input"),
+        ("who_am_i", RaisingMapping(), CHAT, "invalid-input"),
+        ("who_am_i", {EqStr("context"): 1}, CHAT, "invalid-input"),
+        ("who_am_i", {}, RaisingMapping(), "invalid-context"),
+        ("who_am_i", {}, {EqStr("$type"): "ChatToolContext"}, "invalid-context"),
+    ],
+)
+def test_a_mapping_that_cannot_be_read_is_a_failed_result(tool: str, input: Any, context: Any, code: str) -> None:
+    result = tools()[tool].execute(input, call_id="t1", context=context)
+    assert result["ok"] is False and result["error"]["code"] == code, result
+
+
+def test_a_request_answer_that_cannot_be_read_is_request_failed() -> None:
+    result = tools(RaisingMapping())["lookup_order"].execute({"orderId": "A1"}, call_id="t1")
+    assert result["ok"] is False and result["error"]["code"] == "request-failed", result

@@ -16,7 +16,7 @@ from typing import Any, Union
 
 from ..ir import Evaluation, NxIrError, Program, call_function, measure_input_size
 from .classify import classify_runtime_failure
-from .context import context_record, missing_context_message
+from .context import context_record, missing_context_message, plain_copy
 from .limits import CallLimits
 from .results import ToolFailure, failure, usage_of
 
@@ -78,9 +78,10 @@ class PreparedCall:
     def _run_plain(self, input: object, call_id: str, context: object) -> CallOutcome:
         """A function with no context parameter: the context is not read at all."""
         if type(input) is not dict:
-            if not isinstance(input, Mapping):
+            copied = plain_copy(input)
+            if copied is None:
                 return self.not_an_object()
-            input = dict(input)
+            input = copied
         try:
             return call_function(self.program, self.function, input, limits=self.limits)
         except NxIrError as error:
@@ -104,7 +105,13 @@ class PreparedCall:
         if measure_input_size(input, cap) > cap:
             return self.too_large()
         names = self._context_names
-        arguments: dict[str, Any] = {key: value for key, value in input.items() if key not in names}
+        copied = plain_copy(input)
+        try:
+            arguments = None if copied is None else {k: v for k, v in copied.items() if k not in names}
+        except Exception:  # noqa: BLE001 - a key whose own __eq__/__hash__ raises
+            arguments = None
+        if arguments is None:
+            return self.not_an_object()
         record = context_record(context, call_id)
         if record is None:
             return failure("invalid-context", missing_context_message(self.tool_name, self.context_parameters, context))

@@ -10,16 +10,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["context_record", "missing_context_message"]
+__all__ = ["context_record", "missing_context_message", "plain_copy"]
+
+
+def plain_copy(value: object) -> dict[Any, Any] | None:
+    """A plain dict copy of a mapping a host handed in, or ``None`` when it is not a mapping or
+    reading it raises. A dict, subclasses too, is read from its storage (as the runtime reads it),
+    so none of a subclass's own methods run; another mapping is read through its methods."""
+    try:
+        if isinstance(value, dict):
+            return dict(dict.items(value))
+        if isinstance(value, Mapping):
+            return dict(value)
+    except Exception:  # noqa: BLE001 - a mapping whose own methods (or keys' __hash__) raise
+        return None
+    return None
 
 
 def context_record(context: object, call_id: str) -> dict[str, Any] | None:
     """A copy of the host's record with ``callId`` set to this call's, or ``None`` when ``context`` is
-    not a record with a string ``$type``. The host's own record is not changed."""
-    if not isinstance(context, Mapping) or not isinstance(context.get("$type"), str):
+    not a record with a string ``$type`` (or a mapping that cannot be read). The host's own record is
+    not changed."""
+    record = plain_copy(context)
+    try:
+        if record is None or not isinstance(record.get("$type"), str):
+            return None
+        record["callId"] = call_id
+    except Exception:  # noqa: BLE001 - a key whose own __eq__ raises
         return None
-    record = dict(context)
-    record["callId"] = call_id
     return record
 
 

@@ -295,9 +295,11 @@ class HttpAgentTool(_ExecutableTool):
         return PreparedRequest(call, usage)
 
     def _answered(self, answer: object, usage: ToolUsage) -> ToolResult:
-        if not isinstance(answer, Mapping) or isinstance(answer.get("status"), bool) or not isinstance(
-            answer.get("status"), (int, float)
-        ):
+        try:
+            status = answer.get("status") if isinstance(answer, Mapping) else None
+        except Exception:  # noqa: BLE001 - an answer whose own methods raise has no status
+            status = None
+        if isinstance(status, bool) or not isinstance(status, (int, float)):
             return failure(
                 "request-failed",
                 f"The request function answered tool '{self.definition['name']}' with something that has no "
