@@ -9,6 +9,12 @@ nesting) and hands them to ``nx_agent.ir.evaluate_function``, ``call_function``,
 start-up), with a small operation budget. Whatever happens, the only exceptions that may escape
 are ``nx_agent.NxError`` subclasses, and a result must be a plain JSON-like value.
 
+The tools of ``nx_agent.create_agent_tools`` over the execute tests' agent
+(``tests/agent_programs.py``: function, context, ``http`` and ``builtin`` tools) get the same
+values as model input, context and call id, and their request function and executor answer with
+generated values: ``execute`` must never raise and must answer a well-formed result (§5.9) with
+a package code (§5.10) or the host's own.
+
 Usage: ``python3 fuzz/boundary.py [CORPUS_DIR] [libFuzzer flags]`` (``fuzz/run.sh boundary N``).
 """
 
@@ -28,7 +34,9 @@ with atheris.instrument_imports():
     import nx_agent
     from nx_agent import ir
 
+from agent_programs import execute_definition, http_definition, link_execute_program  # noqa: E402
 from corpus import image, programs  # noqa: E402
+from nx_agent.agent.results import PACKAGE_ERROR_CODES  # noqa: E402
 
 BUDGET = 10_000
 
@@ -352,6 +360,73 @@ def plain(value: Any, depth: int = 0) -> None:
 
 
 CASES: list[Case] = []
+TOOLS: list[Any] = []
+# What the request function and the builtin executor answer for the current input.
+ANSWER: list[Any] = [None]
+
+
+def host_answer(*_: Any) -> Any:
+    answer = ANSWER[0]
+    if isinstance(answer, BaseException):
+        raise answer
+    return answer
+
+
+def load_tools() -> list[Any]:
+    """Every executable tool of the execute and HTTP tests' agents, with a small budget."""
+    program = link_execute_program()
+    tools = []
+    for definition in (execute_definition(), http_definition()):
+        created = nx_agent.create_agent_tools(
+            json.loads(json.dumps(definition)),
+            program,
+            request=host_answer,
+            executors={"builtin": host_answer},
+            max_operations=BUDGET,
+            max_arguments_size=2000,
+            max_context_size=2000,
+        )
+        tools.extend(tool for tool in created if hasattr(tool, "execute"))
+    return tools
+
+
+def well_formed(result: Any) -> None:
+    """A tool result of agent-package §5.9."""
+    assert type(result) is dict and result.get("ok") in (True, False), result
+    if result["ok"]:
+        assert set(result) <= {"ok", "output", "usage"}, result
+        return
+    error = result["error"]
+    assert set(result) <= {"ok", "error", "usage"}, result
+    assert type(error) is dict and set(error) <= {"code", "message", "diagnostics", "limit"}, result
+    assert type(error["code"]) is str and error["code"], result
+    assert type(error["message"]) is str and error["message"], result
+    assert None not in error.values(), result
+
+
+def execute(gen: Generator) -> None:
+    """One call of one tool's ``execute``: it must not raise."""
+    f = gen.fdp
+    tool = TOOLS[f.ConsumeIntInRange(0, len(TOOLS) - 1)]
+    names = ["teamSize", "n", "orderId", "context", "$type", "conversationId", "query"]
+    value: Any = gen.value()
+    if f.ConsumeBool():
+        value = {f.PickValueInList(names): gen.value() for _ in range(f.ConsumeIntInRange(0, 3))}
+    context: Any = gen.value()
+    if f.ConsumeBool():
+        context = {"$type": f.PickValueInList(["ChatToolContext", "ToolContext"]), "conversationId": gen.value()}
+    call_id: Any = f.PickValueInList(["t1", "call:0"]) if f.ConsumeIntInRange(0, 3) else gen.value()
+    answer: Any = {"status": 200, "body": gen.value()} if f.ConsumeBool() else gen.value()
+    ANSWER[0] = f.PickValueInList([answer, answer, Boom("host"), KeyboardInterrupt()]) if f.ConsumeBool() else answer
+    try:
+        result = tool.execute(value, call_id=call_id, context=context)
+    except KeyboardInterrupt:
+        if isinstance(ANSWER[0], KeyboardInterrupt):
+            return  # the host's own interrupt is not a tool failure
+        raise
+    well_formed(result)
+    if not result["ok"] and tool.kind != "builtin":
+        assert result["error"]["code"] in PACKAGE_ERROR_CODES, result
 
 
 def limits_kwargs(gen: Generator) -> dict[str, Any]:
@@ -388,8 +463,11 @@ def one_input(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
     gen = Generator(fdp)
     case = CASES[fdp.ConsumeIntInRange(0, len(CASES) - 1)]
-    mode = fdp.ConsumeIntInRange(0, 5)
+    mode = fdp.ConsumeIntInRange(0, 7)
     call: Callable[[], Any]
+    if mode >= 6:
+        execute(gen)
+        return
     if mode <= 1:
         name = case.function if fdp.ConsumeIntInRange(0, 7) else gen.str_()
         args: Any
@@ -445,6 +523,7 @@ def one_input(data: bytes) -> None:
 
 def main() -> None:
     CASES.extend(load_cases())
+    TOOLS.extend(load_tools())
     atheris.Setup(sys.argv, one_input)
     atheris.Fuzz()
 
