@@ -441,7 +441,7 @@ pub fn evaluate_function(
         let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         };
-        check_input(&limits, 0, args.try_iter()?.flatten()).or_raise(py)?;
+        check_input(&limits, 0, sequence_items(&args).into_iter().flatten()).or_raise(py)?;
         for (index, arg) in items.enumerate() {
             values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
         }
@@ -482,8 +482,8 @@ pub fn call_function(
             // the evaluator measures again once converted.
             if let Ok(dict) = args.cast::<PyDict>() {
                 check_input(&limits, 1, std::iter::once(function.clone()).chain(dict.values())).or_raise(py)?;
-            } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
-                check_input(&limits, 1, std::iter::once(function.clone()).chain(args.try_iter()?.flatten())).or_raise(py)?;
+            } else if let Some(items) = sequence_items(&args) {
+                check_input(&limits, 1, std::iter::once(function.clone()).chain(items)).or_raise(py)?;
             }
             if let Ok(dict) = args.cast::<PyDict>() {
                 let mut named = Vec::with_capacity(dict.len());
@@ -509,10 +509,10 @@ pub fn call_function(
                     named.push((key, read));
                 }
                 Args::Named(named)
-            } else if args.is_instance_of::<PyList>() || args.is_instance_of::<PyTuple>() {
+            } else if let Some(items) = sequence_items(&args) {
                 let mut values = Vec::new();
-                for (index, arg) in args.try_iter()?.enumerate() {
-                    values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
+                for (index, arg) in items.enumerate() {
+                    values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
                 }
                 Args::Positional(values)
             } else {
@@ -538,8 +538,8 @@ pub fn _evaluate_discarding<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let limits = limits.map(|l| l.inner.clone()).unwrap_or_default();
     let mut values = Vec::new();
-    for (index, arg) in args.iter().flat_map(|a| a.try_iter()).flatten().enumerate() {
-        values.push(read_value(&arg?, || format!("args[{index}]")).or_raise(py)?);
+    for (index, arg) in args.iter().flat_map(sequence_items).flatten().enumerate() {
+        values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
     }
     let compiled = program.compiled(py)?;
     let gil = GilRelease::new(py);
@@ -656,9 +656,8 @@ impl<'py> HostValueSource for PySource<'py> {
         if let Ok(s) = value.cast::<PyString>() {
             return s.to_cow().map(HostRead::Str).map_err(|_| refuse());
         }
-        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
-            let items = value.try_iter().map_err(|_| refuse())?;
-            return items.map(|item| item.map(PySource).map_err(|_| refuse())).collect::<Result<_, _>>().map(HostRead::List);
+        if let Some(items) = sequence_items(value) {
+            return Ok(HostRead::List(items.map(PySource).collect()));
         }
         if let Ok(dict) = value.cast::<PyDict>() {
             let mut type_name = None;
