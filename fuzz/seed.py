@@ -8,7 +8,8 @@ Images are assembled from the corpus's explain texts (``tests/corpus.py``, with
 * ``link_program``: per program and module, that module's image first, then the program's other
   images (the input format of ``nx_ir_core::testing::fuzz::link_case``);
 * ``evaluate``: per corpus entrypoint, a call with the corpus's arguments over the program's
-  images, by ``evaluate_function`` and by ``call_function`` (``evaluate_case``); and a
+  images, by ``evaluate_function`` and by ``call_function`` by name and by position
+  (``evaluate_case``); and a
   ``call_function`` call per function value a corpus result holds. Inputs over
   ``EVALUATE_MAX_LEN`` (the large-catalog program) are left out: they would slow the target
   down tenfold, and prepare and link cover them.
@@ -36,6 +37,7 @@ from nx_agent import ir  # noqa: E402
 CALL_MODE = 1
 FUZZED_FUNCTION = 64
 NO_INPUT_LIMIT = 8
+POSITIONAL = 128
 # The evaluate target's -max_len (fuzz/run.sh).
 EVALUATE_MAX_LEN = 32768
 
@@ -149,10 +151,9 @@ def seeds() -> Iterator[tuple[str, str, bytes]]:
                 images_ = ordered(set_, module)
                 yield "evaluate", f"{tag}-{variant}", b"\x00" + chunk(call(0, index, args)) + images_
             record = {"$type": "Function", "module": module, "name": entry["function"]}
-            flags = CALL_MODE | FUZZED_FUNCTION
-            yield "evaluate", f"{tag}-call", bytes([flags]) + chunk(call(flags, 0, args, record)) + ordered(
-                stripped, module
-            )
+            for suffix, flags in (("call", CALL_MODE | FUZZED_FUNCTION), ("position", CALL_MODE | FUZZED_FUNCTION | POSITIONAL)):
+                data = bytes([flags]) + chunk(call(flags, 0, args, record)) + ordered(stripped, module)
+                yield "evaluate", f"{tag}-{suffix}", data
         seen = set()
         for key, result in results.items():
             module = key.split("::")[0]

@@ -18,14 +18,15 @@
 //! UTF-8), `8` a list of `u8` count, `9` a record of `u8` count of `(u8-length name, value)`,
 //! `10` a record with a `$type` (`u8`-length string) then as `9`, `11` `u16` depth then a value
 //! wrapped in that many one-item lists (at most [`MAX_WRAP`]), `12` `u16` count then a value
-//! repeated that many times in a list. Decoding stops building once [`MAX_VALUES`] values exist
-//! (later ones are null).
+//! repeated that many times in a list. Decoding stops building once the values weigh
+//! [`MAX_VALUES`] (one per value and one per 64 bytes of text; later values are null), so that a
+//! repeated long string cannot make a call's input gigabytes long.
 
 use super::check_image;
 use crate::error::IrError;
 use crate::eval::json::to_json;
 use crate::eval::{
-    call_function, evaluate_function, measure_input_size, CompiledProgram, Evaluation, HostRecord, HostValue, Limits,
+    call_function, evaluate_function, measure_input_size, CallArguments, CompiledProgram, Evaluation, HostRecord, HostValue, Limits,
 };
 use crate::explain::explain_image;
 use crate::image::PreparedModule;
@@ -36,7 +37,7 @@ use std::sync::Arc;
 
 /// The operation budget of an evaluation unless the call names a smaller one.
 pub const BUDGET: u64 = 10_000;
-/// The most values one call's arguments decode to.
+/// The most one call's arguments weigh: one per value, one per 64 bytes of text.
 pub const MAX_VALUES: usize = 50_000;
 /// The deepest wrapping tag `11` builds.
 pub const MAX_WRAP: usize = 2_000;
@@ -256,7 +257,9 @@ impl<'a, 'b> ValueDecoder<'a, 'b> {
 
     fn text(&mut self, long: bool) -> String {
         let length = if long { self.bytes.u16() as usize } else { self.bytes.u8() as usize };
-        String::from_utf8_lossy(self.bytes.take(length)).into_owned()
+        let text = String::from_utf8_lossy(self.bytes.take(length)).into_owned();
+        self.made += text.len() / 64;
+        text
     }
 
     /// One value, nesting at most [`MAX_WRAP`] deep (deeper ones are null).
@@ -305,7 +308,7 @@ impl<'a, 'b> ValueDecoder<'a, 'b> {
             _ => {
                 let count = (self.bytes.u16() as usize).min(MAX_VALUES.saturating_sub(self.made));
                 let item = self.value();
-                let size = count_values(&item);
+                let size = weight(&item);
                 let count = count.min(MAX_VALUES.saturating_sub(self.made) / size.max(1));
                 self.made += count * size;
                 HostValue::List(vec![item; count])
@@ -314,18 +317,26 @@ impl<'a, 'b> ValueDecoder<'a, 'b> {
     }
 }
 
-fn count_values(value: &HostValue) -> usize {
-    let mut count = 0;
+/// What a value weighs against [`MAX_VALUES`].
+fn weight(value: &HostValue) -> usize {
+    let mut weight = 0;
     let mut stack = vec![value];
     while let Some(next) = stack.pop() {
-        count += 1;
+        weight += 1;
         match next {
+            HostValue::Str(text) => weight += text.len() / 64,
             HostValue::List(items) => stack.extend(items),
-            HostValue::Record(record) => stack.extend(record.fields.iter().map(|(_, v)| v)),
+            HostValue::Record(record) => {
+                weight += record.type_name.as_ref().map_or(0, |name| name.len() / 64);
+                for (name, item) in &record.fields {
+                    weight += name.len() / 64;
+                    stack.push(item);
+                }
+            }
             _ => {}
         }
     }
-    count
+    weight
 }
 
 /// A call of the evaluate target, decoded from its call chunk: `entry: u8` (which function
@@ -339,7 +350,8 @@ fn count_values(value: &HostValue) -> usize {
 /// Flags: bit 0 call mode (`call_function`), bit 1 allow version mismatch when linking, bit 2
 /// the budget is `budget` (at most [`BUDGET`]) rather than [`BUDGET`], bit 3 no input size
 /// limit (else `input`), bit 4 the call depth is `depth`, bit 5 the range length is `range`,
-/// bit 6 the function value is fuzzed rather than a record naming the chosen declaration.
+/// bit 6 the function value is fuzzed rather than a record naming the chosen declaration, bit 7
+/// (call mode) the arguments go by position, an argument with a non-empty name left out.
 #[derive(Debug)]
 pub struct Call {
     pub flags: u8,
@@ -444,6 +456,11 @@ pub fn evaluate_case(data: &[u8]) {
                     .with("name", HostValue::str(module.declaration_name(decl).unwrap_or(""))),
             )
         });
+        if flags & 128 != 0 {
+            let args: Vec<Option<&HostValue>> =
+                call.args.iter().map(|(name, value)| name.is_empty().then_some(value)).collect();
+            return call_function(&compiled, &function, CallArguments::Positional(&args), &call.limits);
+        }
         let params = function_params(&program, &function);
         let args: Vec<(&str, HostValue)> = call
             .args
@@ -457,7 +474,8 @@ pub fn evaluate_case(data: &[u8]) {
                 (name, value.clone())
             })
             .collect();
-        call_function(&compiled, &function, &args, &call.limits)
+        let pairs: Vec<(&str, &HostValue)> = args.iter().map(|(name, value)| (*name, value)).collect();
+        call_function(&compiled, &function, CallArguments::Named(&pairs), &call.limits)
     };
     let first = run();
     let second = run();
