@@ -122,14 +122,14 @@ def serve_fails(*args: str, env: dict[str, str] | None = None) -> tuple[int, str
 def test_serve_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
     definition, images, _ = write_support_agent(tmp_path)
     code, err = serve_fails(str(tmp_path / "missing.json"), *map(str, images))
-    assert code == 1 and "missing.json" in err and "Traceback" not in err
+    assert code == 3 and "missing.json" in err and "Traceback" not in err
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
     code, err = serve_fails(str(broken), *map(str, images))
-    assert code == 1 and "the definition is not JSON" in err and "Traceback" not in err
+    assert code == 3 and "the definition is not JSON" in err and "Traceback" not in err
     config = write_config(tmp_path, "host.json", {"connections": {"billing": {}}})
     code, err = serve_fails(str(definition), *map(str, images), "--host-config", str(config))
-    assert code == 1 and "connection 'billing' is not one of the definition's (shop)" in err
+    assert code == 3 and "connection 'billing' is not one of the definition's (shop)" in err
     assert "[nx-agent-host-config]" in err and "Traceback" not in err
 
 

@@ -97,14 +97,17 @@ def _log_result(event: ResultEvent) -> None:
 
 def build_server(definition_path: str, image_paths: Sequence[str], config: HostConfig, entry: str) -> McpToolServer:
     """Load the stored agent and put its tools behind an MCP server, as ``serve`` does."""
-    text = Path(definition_path).read_text(encoding="utf-8")
+    try:
+        text = Path(definition_path).read_text(encoding="utf-8")
+        images = [Path(path).read_bytes() for path in image_paths]
+    except (OSError, UnicodeDecodeError) as error:
+        raise HostConfigError(f"cannot read a stored file: {error}") from None
     try:
         definition = json.loads(text)
     except ValueError as error:
         raise HostConfigError(f"{definition_path}: the definition is not JSON: {error}") from None
     if not isinstance(definition, dict):
         raise HostConfigError(f"{definition_path}: the definition is not a JSON object")
-    images = [Path(path).read_bytes() for path in image_paths]
     limits = config.limits
     agent = load_agent(
         definition,
