@@ -23,12 +23,16 @@ read -r -a extra <<<"${FUZZ_FLAGS:-}"
 seed() {
     local name=$1
     if [[ -z "$(ls -A "fuzz/corpus/$name" 2>/dev/null)" ]]; then
-        python3 fuzz/seed.py fuzz/corpus >&2
+        python3 fuzz/seed.py fuzz/corpus >&2 || echo "no seeds: fuzzing $name from an empty corpus" >&2
     fi
 }
 
 cargo_target() {
     local name=$1
+    if ! cargo +nightly --version >/dev/null 2>&1; then
+        echo "== installing the nightly toolchain ==" >&2
+        rustup toolchain install nightly --profile minimal
+    fi
     if ! command -v cargo-fuzz >/dev/null; then
         echo "== installing cargo-fuzz ==" >&2
         cargo install --quiet --locked cargo-fuzz
@@ -51,7 +55,9 @@ boundary() {
     fi
     mkdir -p fuzz/corpus/boundary fuzz/artifacts/boundary
     echo "== boundary for ${seconds}s ==" >&2
-    python3 fuzz/boundary.py fuzz/corpus/boundary -artifact_prefix=fuzz/artifacts/boundary/ "${common[@]}" "${extra[@]}"
+    # Python coverage is thin, so inputs would stay a few bytes long: let them be long at once.
+    python3 fuzz/boundary.py fuzz/corpus/boundary -artifact_prefix=fuzz/artifacts/boundary/ \
+        "${common[@]}" -max_len=4096 -len_control=0 "${extra[@]}"
 }
 
 run() {
