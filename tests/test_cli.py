@@ -599,6 +599,8 @@ def test_a_bare_start_loads_no_adapter_and_no_optional_dependency(body: str) -> 
     assert "nx_agent" in loaded and "nx_agent._native" in loaded
     assert [m for m in loaded if m.split(".")[0] in HEAVY] == []
     assert [m for m in loaded if any(m == a or m.startswith(a + ".") for a in ADAPTERS)] == []
+    # asyncio (~25 ms) is imported only by the coroutine paths that need it.
+    assert [m for m in loaded if m.split(".")[0] in ("asyncio", "_asyncio")] == []
 
 
 def test_a_process_with_bad_input_exits_3_without_a_traceback(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ work is then abandoned (the cancellation is absorbed, and the task's cancel requ
 
 from __future__ import annotations
 
-import asyncio
 import inspect
+import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
@@ -74,6 +74,11 @@ AgentExecutor = Callable[[Mapping[str, Any], Any, ToolCallContext], Any]
 
 
 def _current_task_cancelling() -> bool:
+    # asyncio is imported lazily (a bare ``import nx_agent`` stays light): no task of it can be
+    # running before some other code imported it.
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
     try:
         task = asyncio.current_task()
     except RuntimeError:
@@ -84,6 +89,8 @@ def _current_task_cancelling() -> bool:
 
 def _absorb_cancellation() -> None:
     """Undo the cancel request a caught ``CancelledError`` delivered (Python ≥ 3.11)."""
+    import asyncio
+
     task = asyncio.current_task()
     uncancel = getattr(task, "uncancel", None)
     if uncancel is not None:
@@ -339,6 +346,8 @@ class HttpAgentTool(_ExecutableTool):
         """:meth:`execute` in a coroutine, awaiting a request function that answers an awaitable."""
         if _current_task_cancelling():
             return self._aborted()
+        import asyncio  # lazily: a bare ``import nx_agent`` does not load it
+
         prepared = self.prepare(input, call_id, context, None)
         if isinstance(prepared, dict):
             return prepared
@@ -397,6 +406,8 @@ class HostAgentTool(_ExecutableTool):
         """:meth:`execute` in a coroutine, awaiting an executor that answers an awaitable."""
         if _current_task_cancelling():
             return self._aborted()
+        import asyncio  # lazily: a bare ``import nx_agent`` does not load it
+
         refused = self._refused(call_id, None)
         if refused is not None:
             return refused
