@@ -1,4 +1,4 @@
-"""The README's adapter examples, run through each SDK with a model that calls find_plans and
+"""The README's adapter examples (read from README.md), run through each SDK with a model that calls find_plans and
 lookup_order and then answers with what the tools returned (no network, no model)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import readme
 from adapter_agents import PLANS_5
 
 
@@ -17,7 +18,7 @@ def test_the_openai_agents_example(capsys: pytest.CaptureFixture[str]) -> None:
     from agents import set_tracing_disabled
     from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
-    import readme_openai_agents
+    readme_openai_agents = readme.module("OpenAI Agents SDK")
 
     def answer(call: ModelCall) -> Any:
         outputs = [item["output"] for item in call.input if isinstance(item, dict) and item.get("type") == "function_call_output"]
@@ -46,7 +47,7 @@ def test_the_pydantic_ai_example(capsys: pytest.CaptureFixture[str]) -> None:
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
     from pydantic_ai.models.function import FunctionModel
 
-    import readme_pydantic_ai
+    readme_pydantic_ai = readme.module("pydantic-ai")
 
     def model(messages: list[Any], info: Any) -> ModelResponse:
         if len(messages) == 1:
