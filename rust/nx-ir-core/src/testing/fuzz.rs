@@ -38,7 +38,7 @@ use std::sync::Arc;
 /// The operation budget of an evaluation unless the call names a smaller one.
 pub const BUDGET: u64 = 10_000;
 /// The most one call's arguments weigh: one per value, one per 64 bytes of text.
-pub const MAX_VALUES: usize = 50_000;
+pub const MAX_VALUES: usize = 8_000;
 /// The deepest wrapping tag `11` builds.
 pub const MAX_WRAP: usize = 2_000;
 
