@@ -7,9 +7,8 @@ import json
 import pytest
 
 import nx_agent
-from nx_agent import is_tool_name, to_snake_case
-from nx_agent.agent.describe import MISSING, describe_value, js_trim
-from nx_agent.agent.json_text import definition_text, js_number_text, json_text
+from nx_agent import definition_text, is_tool_name, to_snake_case
+from nx_agent._js import MISSING, describe_value, js_json, js_number_text, js_string, js_trim, json_text
 
 
 # 1.
@@ -133,6 +132,24 @@ def test_json_text_is_json_stringify() -> None:
     value = {"b": 1, "10": 2.0, "2": ["\ud800", "\ud83d\ude00", "é\u2028", float("nan")], "a": {"x": None, "y": True}}
     assert json_text(value) == '{"2":["\\ud800","😀","é\u2028",null],"10":2,"b":1,"a":{"x":null,"y":true}}'
     assert json_text("\u001f\b") == '"\\u001f\\b"'
+    with pytest.raises(TypeError):
+        json_text({"a": MISSING})
+
+
+def test_js_json_is_json_stringify_in_a_message() -> None:
+    # What a template literal shows of JSON.stringify(v): undefined for undefined, a member holding
+    # undefined left out, an undefined list item null, keys in JavaScript's order.
+    assert js_json(MISSING) == "undefined"
+    assert js_json("GET") == '"GET"'
+    assert js_json({"b": MISSING, "1": [MISSING, 2.0], "a": "x"}) == '{"1":[null,2],"a":"x"}'
+
+
+def test_js_string_is_string_of_a_value() -> None:
+    # String(v): undefined and null items of a list are empty, an object is [object Object].
+    assert js_string(MISSING) == "undefined"
+    assert js_string([1, None, 2.5, MISSING, [True, "x"]]) == "1,,2.5,,true,x"
+    assert js_string({"a": 1}) == "[object Object]"
+    assert js_string(1e21) == "1e+21"
 
 
 def test_definition_text_round_trips() -> None:

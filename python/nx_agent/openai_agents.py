@@ -25,6 +25,7 @@ from typing import Any
 from agents import FunctionTool, Tool
 from agents.tool_context import ToolContext
 
+from ._js import json_text
 from .adapters.calls import (
     CallIdFunction,
     ContextFunction,
@@ -38,7 +39,6 @@ from .adapters.calls import (
 )
 from .adapters.policy import model_facing_error, model_text
 from .agent.diagnostics import NxAgentToolError
-from .agent.json_text import json_text
 from .tool_json import strict_schema_qualifies
 
 __all__ = ["to_function_tools"]

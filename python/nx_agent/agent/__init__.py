@@ -1,10 +1,10 @@
 """The agent layer: normalize an evaluated ``Agent`` into a definition, check it against a program.
 
 Modules: ``definition`` (format constants and shapes), ``annotations`` (the fixed MCP hints),
-``names`` (tool names), ``diagnostics`` (diagnostics and errors), ``describe`` and ``json_text``
-(JavaScript-like value readings and JSON text), ``normalize`` (``normalize_agent``), ``check``
-(``check_agent_tools``); ``create``, ``execute``, ``call``, ``context``,
-``limits``, ``results``, ``cancel`` and ``classify`` (running tools); ``compile`` (``compile_agent``,
+``names`` (tool names), ``diagnostics`` (diagnostics and errors), ``describe`` (JavaScript-like
+value readings, over the package's shared ``nx_agent._js``), ``normalize`` (``normalize_agent``),
+``check`` (``check_agent_tools``); ``create``, ``execute``, ``call``, ``context``, ``limits``,
+``results``, ``cancel`` and ``classify`` (running tools); ``compile`` (``compile_agent``,
 ``load_agent``).
 """
 
@@ -32,13 +32,13 @@ from .definition import (
     AGENT_DEFINITION_FORMAT_VERSION,
     NX_AGENT_TOOL_CONTEXT,
     PACKAGE_TOOL_KINDS,
+    definition_text,
     is_function_tool,
     is_http_tool,
     is_provider_tool,
 )
 from .diagnostics import NxAgentDiagnostic, NxAgentError, NxAgentToolError
 from .host_tools import ToolDescriber, ToolDescriberContext
-from .json_text import definition_text
 from .names import TOOL_NAME_PATTERN, TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
 from .normalize import NormalizeAgentResult, normalize_agent
 from .tool_functions import AgentSchemaSource

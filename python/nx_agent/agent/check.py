@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._js import js_json
 from .definition import AGENT_DEFINITION_FORMAT_VERSION
 from .describe import MISSING, describe_value, is_number
 from .diagnostics import NxAgentDiagnostic
-from .json_text import json_text
 
 if TYPE_CHECKING:
     from .._native import Program
@@ -106,7 +106,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
     else:
         version = definition.get("formatVersion", MISSING)
         if not _is_supported_version(version):
-            shown = "undefined" if version is MISSING else json_text(version)
+            shown = js_json(version)
             supported = ", ".join(str(one) for one in SUPPORTED_FORMAT_VERSIONS)
             diagnostics.append(
                 NxAgentDiagnostic(

@@ -19,10 +19,10 @@ from typing import Any, Union
 from ..ir import Limits, PreparedModule, Program, evaluate_function, link_program, prepare_module
 from .check import check_agent_tools
 from .create import create_agent_tools
+from .definition import definition_text as write_definition_text
 from .diagnostics import NxAgentDiagnostic, NxAgentError
 from .execute import AgentExecutor, AgentHttpRequestFunction, AgentTool
 from .host_tools import ToolDescriber
-from .json_text import definition_text as write_definition_text
 from .limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,

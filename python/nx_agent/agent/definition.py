@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal, TypedDict, Union
 
+from .._js import json_text
+
 __all__ = [
     "AGENT_DEFINITION_FORMAT_VERSION",
     "ContextParameter",
@@ -31,6 +33,7 @@ __all__ = [
     "ToolAnnotations",
     "WEB_SEARCH_DEFAULT_DESCRIPTION",
     "WEB_SEARCH_DEFAULT_NAME",
+    "definition_text",
     "empty_object_schema",
     "http_output_schema",
     "is_function_tool",
@@ -223,3 +226,12 @@ def http_output_schema() -> dict[str, Any]:
         "properties": {"status": {"type": "integer"}, "body": {}},
         "required": ["status"],
     }
+
+
+def definition_text(definition: Mapping[str, Any]) -> str:
+    """The text a host stores for a definition, byte for byte what the npm package stores.
+
+    That is ``JSON.stringify(definition)``: compact, no spaces, non-ASCII characters written as
+    themselves. ``json.loads(definition_text(d)) == d`` for every definition ``normalize_agent`` returns.
+    """
+    return json_text(definition)

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._js import json_quote
 from .definition import AGENT_DEFINITION_FORMAT_VERSION
 from .describe import MISSING, describe_value, is_empty, is_number
 from .diagnostics import NxAgentDiagnostic
 from .host_tools import ToolDescriber, describe_host_tool
-from .json_text import js_string_literal
 from .report import Report
 from .tool_functions import AgentSchemaSource
 from .tools import normalize_function_tool, normalize_http_tool, normalize_web_search_tool
@@ -95,7 +95,7 @@ def _documents(report: Report, value: Mapping[str, Any]) -> list[dict[str, str]]
             report.error(
                 "nx-agent-duplicate-document-title",
                 f"{path}.title",
-                f"The document title {js_string_literal(title)} is used by documents[{first}] and {path}; "
+                f"The document title {json_quote(title)} is used by documents[{first}] and {path}; "
                 "each title names one document.",
             )
         documents.append({"title": title, "text": text})

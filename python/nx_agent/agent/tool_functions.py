@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .._js import json_quote
 from .definition import NX_AGENT_TOOL_CONTEXT, ContextParameter, DeclarationName
 from .describe import MISSING, copy_json, describe_value, is_empty, js_string, js_trim
-from .json_text import js_string_literal
 from .names import TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
 from .report import Report, subject_of
 
@@ -119,7 +119,7 @@ def resolve_name(
         report.error(
             "nx-agent-invalid-tool-name",
             f"{path}.name",
-            f"The tool name {js_string_literal(authored)} of {path} does not match {TOOL_NAME_PATTERN_SOURCE}.",
+            f"The tool name {json_quote(authored)} of {path} does not match {TOOL_NAME_PATTERN_SOURCE}.",
         )
         return None
     if is_tool_name(fallback):
@@ -127,7 +127,7 @@ def resolve_name(
     report.error(
         "nx-agent-invalid-tool-name",
         path,
-        f"The name of {path} defaults to {js_string_literal(fallback)}, which does not match "
+        f"The name of {path} defaults to {json_quote(fallback)}, which does not match "
         f"{TOOL_NAME_PATTERN_SOURCE}; give the tool a name.",
         declaration=declaration,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
-from ._js import well_formed
+from .._js import well_formed
 
 if TYPE_CHECKING:
     from ada_url.ada_adapter import ParseAttributes

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal, TypedDict, Union
 
-from ._js import MISSING, describe_value, js_json, js_string
+from .._js import MISSING, describe_value, js_json, js_string
 from .arguments import HttpArgumentsData, read_http_arguments
 from .base_url import HttpBaseUrl, parse_http_base_url, under_base_url
 from .encoding import body_json, encode_component

@@ -8,7 +8,7 @@ import re
 from typing import Final
 from urllib.parse import quote_from_bytes
 
-from ._js import js_number, json_quote
+from .._js import is_array_index, js_key_order, json_text, well_formed
 
 _MAX_SAFE_INTEGER: Final = 2**53
 _UNRESERVED: Final = re.compile(r"[A-Za-z0-9\-._~]*")
@@ -22,11 +22,7 @@ def encode_component(value: str) -> str:
     """
     if _UNRESERVED.fullmatch(value) is not None:
         return value
-    try:
-        data = value.encode("utf-8")
-    except UnicodeEncodeError:
-        data = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
-    return quote_from_bytes(data, safe="")
+    return quote_from_bytes(well_formed(value).encode("utf-8"), safe="")
 
 
 class _NotJson(Exception):
@@ -45,8 +41,8 @@ def _strip(value: object, plain: list[bool]) -> object:
                 copy[key] = _strip(held, plain)
             if plain[0] and not key.isascii():
                 plain[0] = _utf8_clean(key)
-            indexed = indexed or _is_array_index(key)
-        return _js_key_order(copy) if indexed else copy
+            indexed = indexed or is_array_index(key)
+        return {key: copy[key] for key in js_key_order(copy)} if indexed else copy
     if isinstance(value, list):
         return [_strip(item, plain) for item in value]
     if isinstance(value, str):
@@ -63,42 +59,12 @@ def _strip(value: object, plain: list[bool]) -> object:
     raise _NotJson
 
 
-def _is_array_index(key: str) -> bool:
-    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
-
-
-def _js_key_order(members: dict[str, object]) -> dict[str, object]:
-    """The members in JavaScript's property order: array-index keys ascending, then the rest as inserted."""
-    indices = sorted((key for key in members if _is_array_index(key)), key=int)
-    ordered = {key: members[key] for key in indices}
-    ordered.update((key, held) for key, held in members.items() if key not in ordered)
-    return ordered
-
-
 def _utf8_clean(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _js_stringify(value: object) -> str:
-    """``JSON.stringify`` of a stripped value (JS number and string formatting)."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json_quote(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return js_number(value) if math.isfinite(value) else "null"
-    if isinstance(value, list):
-        return "[" + ",".join(_js_stringify(item) for item in value) + "]"
-    assert isinstance(value, dict)
-    return "{" + ",".join(f"{json_quote(key)}:{_js_stringify(held)}" for key, held in value.items()) + "}"
 
 
 def body_json(body: object) -> str | None:
@@ -115,4 +81,4 @@ def body_json(body: object) -> str | None:
         return None
     if plain[0]:
         return json.dumps(stripped, separators=(",", ":"), ensure_ascii=False)
-    return _js_stringify(stripped)
+    return json_text(stripped)

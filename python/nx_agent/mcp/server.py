@@ -33,11 +33,11 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from .._js import json_text
 from ..adapters.calls import ToolResultEvent
 from ..adapters.policy import model_facing_error, model_text
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.execute import AgentTool
-from ..agent.json_text import json_text
 from ..agent.results import ToolResult, failure
 from ..schema.validation import validator_for
 from .listing import listed_tool, structured_output
