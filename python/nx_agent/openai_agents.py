@@ -33,12 +33,10 @@ from .adapters.calls import (
     ProviderToolFunction,
     ResultHook,
     ToolCall,
-    map_provider_tool,
-    run_call,
-    split_tools,
+    adapter_tools,
+    answer_call,
 )
-from .adapters.policy import model_facing_error, model_text
-from .agent.diagnostics import NxAgentToolError
+from .adapters.policy import model_text
 from .tool_json import strict_schema_qualifies
 
 __all__ = ["to_function_tools"]
@@ -67,13 +65,8 @@ def _function_tool(
 
     async def on_invoke_tool(ctx: ToolContext[Any], args_json: str) -> str:
         call = ToolCall(name, ctx.tool_call_id, _input_of(args_json), ctx)
-        try:
-            result = await run_call(tool, call, call_id=call_id, context=context, on_result=on_result)
-        except NxAgentToolError as raised:
-            return model_text(raised)
-        if result["ok"]:
-            return json_text(result["output"])
-        return model_text(model_facing_error(name, result["error"]))
+        answer = await answer_call(tool, call, call_id=call_id, context=context, on_result=on_result)
+        return json_text(answer.output) if answer.error is None else model_text(answer.error)
 
     return FunctionTool(
         name=name,
@@ -102,12 +95,7 @@ def to_function_tools(
     ``agents.WebSearchTool(...)``), or is left out for ``None``; without ``provider_tool`` it
     raises :class:`~nx_agent.tool_json.ToolExportError` naming the tool.
     """
-    out: list[Tool] = []
-    for fields, tool in split_tools(tools):
-        if tool is None:
-            mapped = map_provider_tool(fields, provider_tool)
-            if mapped is not None:
-                out.append(mapped)
-            continue
-        out.append(_function_tool(fields, tool, call_id, context, on_result))
-    return out
+    return [
+        mapped if tool is None else _function_tool(fields, tool, call_id, context, on_result)
+        for fields, tool, mapped in adapter_tools(tools, provider_tool)
+    ]

@@ -37,11 +37,10 @@ from .adapters.calls import (
     ProviderToolFunction,
     ResultHook,
     ToolCall,
-    map_provider_tool,
-    run_call,
-    split_tools,
+    adapter_tools,
+    answer_call,
 )
-from .adapters.policy import model_facing_error, model_text
+from .adapters.policy import model_text
 from .agent.diagnostics import NxAgentToolError
 from .tool_json import ToolExportError, strict_schema_qualifies
 
@@ -67,13 +66,10 @@ def _tool(
 
     async def run(ctx: RunContext[Any], /, **input: Any) -> Any:
         call = ToolCall(name, ctx.tool_call_id or "", input, ctx)
-        try:
-            result = await run_call(tool, call, call_id=call_id, context=context, on_result=on_result)
-        except NxAgentToolError as raised:
-            _tell_model(raised)
-        if result["ok"]:
-            return result["output"]
-        _tell_model(model_facing_error(name, result["error"]))
+        answer = await answer_call(tool, call, call_id=call_id, context=context, on_result=on_result)
+        if answer.error is not None:
+            _tell_model(answer.error)
+        return answer.output
 
     made: Tool[Any] = Tool.from_schema(
         run, name, fields.get("description"), copy.deepcopy(schema), takes_ctx=True
@@ -94,13 +90,11 @@ def _collect(
 ) -> tuple[list[Tool[Any]], list[tuple[str, Any]]]:
     made: list[Tool[Any]] = []
     provided: list[tuple[str, Any]] = []
-    for fields, tool in split_tools(tools):
+    for fields, tool, mapped in adapter_tools(tools, provider_tool):
         if tool is None:
-            mapped = map_provider_tool(fields, provider_tool)
-            if mapped is not None:
-                provided.append((str(fields["name"]), mapped))
-            continue
-        made.append(_tool(fields, tool, call_id, context, on_result, max_retries))
+            provided.append((str(fields["name"]), mapped))
+        else:
+            made.append(_tool(fields, tool, call_id, context, on_result, max_retries))
     return made, provided
 
 

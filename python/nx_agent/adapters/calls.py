@@ -5,6 +5,7 @@ The host passes up to three functions, each given the :class:`ToolCall` the SDK 
 id), ``context(call)`` the host's context record (by default none), and ``on_result(event)`` is
 told ``{"name", "call_id", "result"}`` once per executable call, success or failure, and awaited
 when it answers an awaitable. Provider tools are not run here: ``provider_tool(tool)`` maps them.
+:func:`answer_call` runs a call and answers what the model is told of it (:mod:`.policy`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Union, cast, runtime_checkable
 
+from ..agent.diagnostics import NxAgentToolError
 from ..agent.results import ToolResult
+from .policy import model_facing_error
 from ..tool_json import ProviderToolMapper, _provider_tool, tool_fields
 
 __all__ = [
+    "CallAnswer",
     "CallIdFunction",
     "ContextFunction",
     "ExecutableTool",
@@ -25,9 +29,10 @@ __all__ = [
     "ResultHook",
     "ToolCall",
     "ToolResultEvent",
-    "map_provider_tool",
+    "adapter_tools",
+    "answer_call",
     "run_call",
-    "split_tools",
+    "settled",
 ]
 
 
@@ -67,10 +72,17 @@ class ExecutableTool(Protocol):
     async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult: ...
 
 
-def split_tools(tools: Iterable[Any]) -> list[tuple[Mapping[str, Any], ExecutableTool | None]]:
-    """Each tool's definition fields, with the tool itself when it can run (``None`` for a provider
-    tool), in order. ``tools`` is what ``create_agent_tools`` or ``load_agent`` returned."""
-    out: list[tuple[Mapping[str, Any], ExecutableTool | None]] = []
+def adapter_tools(
+    tools: Iterable[Any], provider_tool: ProviderToolFunction | None
+) -> list[tuple[Mapping[str, Any], ExecutableTool | None, Any]]:
+    """Each tool's definition fields with the tool itself when it can run, in order. ``tools`` is
+    what ``create_agent_tools`` or ``load_agent`` returned.
+
+    A provider tool comes with ``None`` for the tool and the SDK tool ``provider_tool(fields)``
+    answers, and is left out when that is ``None``; without ``provider_tool`` it raises
+    :class:`~nx_agent.tool_json.ToolExportError` naming the tool, with the message of
+    :mod:`nx_agent.tool_json`."""
+    split: list[tuple[Mapping[str, Any], ExecutableTool | None]] = []
     for tool in tools:
         fields = tool_fields(tool)
         runnable = tool if callable(getattr(tool, "aexecute", None)) else None
@@ -78,19 +90,20 @@ def split_tools(tools: Iterable[Any]) -> list[tuple[Mapping[str, Any], Executabl
             raise TypeError(
                 f"Tool '{fields.get('name')}' has no 'aexecute': pass the tools create_agent_tools returned."
             )
-        out.append((fields, runnable))
+        split.append((fields, runnable))
+    out: list[tuple[Mapping[str, Any], ExecutableTool | None, Any]] = []
+    for fields, runnable in split:
+        if runnable is not None:
+            out.append((fields, runnable, None))
+            continue
+        mapped = _provider_tool(fields, cast(ProviderToolMapper, provider_tool))
+        if mapped is not None:
+            out.append((fields, None, mapped))
     return out
 
 
-def map_provider_tool(tool: Mapping[str, Any], provider_tool: ProviderToolFunction | None) -> Any:
-    """The SDK tool the host's ``provider_tool`` gives for a provider tool (``None``: leave it out).
-
-    Without ``provider_tool`` this raises :class:`~nx_agent.tool_json.ToolExportError` naming the
-    tool, with the message of :mod:`nx_agent.tool_json`."""
-    return _provider_tool(tool, cast(ProviderToolMapper, provider_tool))
-
-
-async def _settled(value: Any) -> Any:
+async def settled(value: Any) -> Any:
+    """``value``, awaited when it is awaitable: what a host function answers, sync or async."""
     return await value if inspect.isawaitable(value) else value
 
 
@@ -107,9 +120,40 @@ async def run_call(
     The result is the tool's (it never raises for a tool failure); whatever a host function
     raises propagates, and the adapter decides what the model is told of it.
     """
-    chosen_id = await _settled(call_id(call)) if call_id is not None else call.tool_call_id
-    record = await _settled(context(call)) if context is not None else None
+    chosen_id = await settled(call_id(call)) if call_id is not None else call.tool_call_id
+    record = await settled(context(call)) if context is not None else None
     result = await tool.aexecute(call.input, call_id=chosen_id, context=record)
     if on_result is not None:
-        await _settled(on_result({"name": tool.name, "call_id": chosen_id, "result": result}))
+        await settled(on_result({"name": tool.name, "call_id": chosen_id, "result": result}))
     return result
+
+
+@dataclass(frozen=True)
+class CallAnswer:
+    """What the model is told of one call: the tool's ``output``, or ``error`` when it failed."""
+
+    output: Any
+    error: NxAgentToolError | None
+
+
+async def answer_call(
+    tool: ExecutableTool,
+    call: ToolCall,
+    *,
+    call_id: CallIdFunction | None = None,
+    context: ContextFunction | None = None,
+    on_result: ResultHook | None = None,
+) -> CallAnswer:
+    """:func:`run_call`, and what the model is told of it (agent-package §7).
+
+    The output on success; for a failed result its model-facing error
+    (:func:`~nx_agent.adapters.policy.model_facing_error`); an :class:`~nx_agent.NxAgentToolError`
+    a host function raised, as it is. Any other exception of a host function propagates.
+    """
+    try:
+        result = await run_call(tool, call, call_id=call_id, context=context, on_result=on_result)
+    except NxAgentToolError as raised:
+        return CallAnswer(None, raised)
+    if result["ok"]:
+        return CallAnswer(result["output"], None)
+    return CallAnswer(None, model_facing_error(call.tool_name, result["error"]))

@@ -23,7 +23,6 @@ server: they are left out of the list (:attr:`McpToolServer.skipped`).
 
 from __future__ import annotations
 
-import inspect
 import itertools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from .._js import json_text
-from ..adapters.calls import ToolResultEvent
+from ..adapters.calls import ToolResultEvent, settled
 from ..adapters.policy import model_facing_error, model_text
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.execute import AgentTool
@@ -72,10 +71,6 @@ ContextFunction = Callable[[McpCall], Any]
 OnResult = Callable[[ResultEvent], Any]
 
 
-async def _settled(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
 def request_id_call_id(call: McpCall) -> str:
     """The default ``callId``: the MCP request id as text. Request ids are unique only within one
     connection, so a host whose tools write (the call id is their idempotency key) should pass a
@@ -96,7 +91,16 @@ def _pointer(path: Iterable[Any]) -> str:
 
 
 class McpToolServer:
-    """The executable tools of an agent behind an MCP ``Server`` (:attr:`server`); see the module."""
+    """The executable tools of an agent behind an MCP ``Server`` (:attr:`server`); see the module.
+
+    Made with :func:`create_mcp_server` (the same class). ``call_id(call)`` chooses each call's
+    ``callId`` (default: the request id as text); ``context`` is the host's tool context record,
+    or ``context(call)`` answers it per call (the model never supplies it); ``on_result(event)``
+    receives every executed call's full result; ``validate_arguments=False`` leaves argument
+    checks to the tools themselves (the NX runtime checks a function's arguments against its
+    parameter types; a host executor gets them as they came). Run ``.server`` with
+    :func:`nx_agent.mcp.serve_stdio` or :func:`nx_agent.mcp.serve_http`.
+    """
 
     def __init__(
         self,
@@ -164,19 +168,19 @@ class McpToolServer:
             protocol_version=ctx.protocol_version,
             request_context=ctx,
         )
-        call_id = await _settled(self._call_id(call))
+        call_id = await settled(self._call_id(call))
         validator = self._validators.get(tool.name)
         result: ToolResult
         if validator is not None and not validator.is_valid(arguments):
             problems = [(_pointer(e.instance_path), e.message) for e in validator.iter_errors(arguments)]
             result = _schema_refusal(tool.name, problems)
         else:
-            context = await _settled(self._context(call)) if self._context is not None else None
+            context = await settled(self._context(call)) if self._context is not None else None
             result = await tool.aexecute(arguments, call_id=call_id, context=context)  # type: ignore[attr-defined]
         shown: NxAgentToolError | None = None
         if self._on_result is not None:
             try:
-                await _settled(self._on_result({"name": tool.name, "call_id": call_id, "result": result}))
+                await settled(self._on_result({"name": tool.name, "call_id": call_id, "result": result}))
             except NxAgentToolError as error:
                 shown = error
         if shown is None:
@@ -194,33 +198,6 @@ class McpToolServer:
         return types.CallToolResult(content=content)
 
 
-def create_mcp_server(
-    tools: Iterable[AgentTool],
-    *,
-    name: str = "nx-agent",
-    version: str = "",
-    instructions: str | None = None,
-    call_id: CallIdFunction | None = None,
-    context: ContextFunction | Mapping[str, Any] | None = None,
-    on_result: OnResult | None = None,
-    validate_arguments: bool = True,
-) -> McpToolServer:
-    """Serve ``tools`` (what ``create_agent_tools``/``load_agent`` answer) over MCP.
-
-    ``call_id(call)`` chooses each call's ``callId`` (default: the request id as text);
-    ``context`` is the host's tool context record, or ``context(call)`` answers it per call (the
-    model never supplies it); ``on_result(event)`` receives every executed call's full result;
-    ``validate_arguments=False`` leaves argument checks to the tools themselves (the NX runtime
-    checks a function's arguments against its parameter types; a host executor gets them as they
-    came). Run ``.server`` with :func:`nx_agent.mcp.serve_stdio` or :func:`nx_agent.mcp.serve_http`.
-    """
-    return McpToolServer(
-        tools,
-        name=name,
-        version=version,
-        instructions=instructions,
-        call_id=call_id,
-        context=context,
-        on_result=on_result,
-        validate_arguments=validate_arguments,
-    )
+create_mcp_server = McpToolServer
+"""Serve ``tools`` (what ``create_agent_tools``/``load_agent`` answer) over MCP: the
+:class:`McpToolServer` of these tools and options."""
