@@ -178,6 +178,28 @@ def _check_name(
         )
 
 
+def _export(
+    definition_or_tools: Any,
+    provider_tool: ProviderToolMapper | None,
+    provider: str,
+    rule: re.Pattern[str],
+    write: Callable[[Any, Mapping[str, Any]], dict[str, Any]],
+) -> ToolExport:
+    """The tools in definition order: each one the host runs as ``write(name, tool)``, its name
+    checked against ``rule``; each provider tool as ``provider_tool`` maps it."""
+    export = ToolExport()
+    for tool in _tools_of(definition_or_tools):
+        if tool.get("kind") == "provider":
+            mapped = _provider_tool(tool, provider_tool)
+            if mapped is not None:
+                export.tools.append(mapped)
+            continue
+        name = tool.get("name")
+        _check_name(export, name, provider, rule)
+        export.tools.append(write(name, tool))
+    return export
+
+
 def to_openai_tools(
     definition_or_tools: Any,
     *,
@@ -192,15 +214,8 @@ def to_openai_tools(
     """
     if api not in ("chat", "responses"):
         raise ValueError("api must be 'chat' or 'responses'")
-    export = ToolExport()
-    for tool in _tools_of(definition_or_tools):
-        if tool.get("kind") == "provider":
-            mapped = _provider_tool(tool, provider_tool)
-            if mapped is not None:
-                export.tools.append(mapped)
-            continue
-        name = tool.get("name")
-        _check_name(export, name, "OpenAI", OPENAI_TOOL_NAME)
+
+    def write(name: Any, tool: Mapping[str, Any]) -> dict[str, Any]:
         schema = tool.get("inputSchema")
         is_strict = strict_schema_qualifies(schema) if strict is None else strict
         function = {
@@ -210,30 +225,22 @@ def to_openai_tools(
             "strict": is_strict,
         }
         if api == "chat":
-            export.tools.append({"type": "function", "function": function})
-        else:
-            export.tools.append({"type": "function", **function})
-    return export
+            return {"type": "function", "function": function}
+        return {"type": "function", **function}
+
+    return _export(definition_or_tools, provider_tool, "OpenAI", OPENAI_TOOL_NAME, write)
 
 
 def to_anthropic_tools(
     definition_or_tools: Any, *, provider_tool: ProviderToolMapper | None = None
 ) -> ToolExport:
     """The tools as Anthropic custom tools (``name``, ``description``, ``input_schema``)."""
-    export = ToolExport()
-    for tool in _tools_of(definition_or_tools):
-        if tool.get("kind") == "provider":
-            mapped = _provider_tool(tool, provider_tool)
-            if mapped is not None:
-                export.tools.append(mapped)
-            continue
-        name = tool.get("name")
-        _check_name(export, name, "Anthropic", ANTHROPIC_TOOL_NAME)
-        export.tools.append(
-            {
-                "name": name,
-                "description": tool.get("description"),
-                "input_schema": tool.get("inputSchema"),
-            }
-        )
-    return export
+
+    def write(name: Any, tool: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "description": tool.get("description"),
+            "input_schema": tool.get("inputSchema"),
+        }
+
+    return _export(definition_or_tools, provider_tool, "Anthropic", ANTHROPIC_TOOL_NAME, write)
