@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, Literal, TypedDict, Union
+from typing import Final, Literal, TypedDict, Union, get_args
 
 from .._js import MISSING, describe_value, js_json, js_string
 from .arguments import HttpArgumentsData, read_http_arguments
@@ -31,22 +31,8 @@ HttpRequestRule = Literal[
 ]
 """The rule a refused build broke, one per check of §6.4."""
 
-HTTP_REQUEST_RULES: Final[tuple[HttpRequestRule, ...]] = (
-    "not-an-http-tool",
-    "method",
-    "base-url",
-    "path-template",
-    "arguments",
-    "undeclared-path-parameter",
-    "duplicate-path-parameter",
-    "empty-path-parameter",
-    "missing-path-parameter",
-    "dot-segment",
-    "empty-query-name",
-    "outside-base-url",
-    "body-not-allowed",
-    "body-not-json",
-)
+HTTP_REQUEST_RULES: Final[tuple[HttpRequestRule, ...]] = get_args(HttpRequestRule)
+"""Every rule, in the order of the checks."""
 
 HTTP_TOOL_METHODS: Final = ("get", "post", "put", "patch", "delete")
 
