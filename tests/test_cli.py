@@ -19,7 +19,7 @@ from corpus import image as corpus_image
 from http_server import Recorder, server  # noqa: F401 - the loopback server fixture
 from nx_agent import cli, examples, ir
 from nx_agent.agent.compile import compile_agent
-from nx_agent.cli import agents
+from nx_agent.http.connections import token_env_name
 
 PROGRAMS = programs()
 needs_corpus = pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
@@ -483,8 +483,8 @@ def test_call_an_http_tool_with_a_token_from_the_environment(
 
 
 def test_token_variable_names() -> None:
-    assert agents.token_env_name("shop") == "NX_AGENT_TOKEN_SHOP"
-    assert agents.token_env_name("billing-api.v2") == "NX_AGENT_TOKEN_BILLING_API_V2"
+    assert token_env_name("shop") == "NX_AGENT_TOKEN_SHOP"
+    assert token_env_name("billing-api.v2") == "NX_AGENT_TOKEN_BILLING_API_V2"
 
 
 def test_call_an_http_tool_without_httpx_says_so(

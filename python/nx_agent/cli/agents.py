@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,22 +16,10 @@ from ..agent.limits import (
     NX_AGENT_DEFAULT_MAX_OPERATIONS,
     AgentOptionError,
 )
+from ..http.connections import RoutedRequest, stored_base_urls, token_from_environment
 from .images import usage_text
 from .inputs import json_option, read_images, read_json_file, write_bytes
 from .output import EXIT_FAILED, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE, CliError, Output, to_json
-
-TOKEN_ENV_PREFIX = "NX_AGENT_TOKEN_"
-
-
-def token_env_name(connection: str) -> str:
-    """The variable holding a connection's bearer token: ``NX_AGENT_TOKEN_<NAME>``, the name
-    upper-cased with every character but letters and digits as ``_`` (as ``serve`` reads it)."""
-    return TOKEN_ENV_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", connection).upper()
-
-
-def _token_from_environment(connection: str) -> str | None:
-    return os.environ.get(token_env_name(connection)) or None
-
 
 # ---------------------------------------------------------------------------------------- compile
 
@@ -205,31 +191,8 @@ def _cmd_tools(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
-class _RoutedRequest:
-    """Sends a connection's requests under another base URL (``--base-url NAME=URL``)."""
-
-    def __init__(self, inner: Any, routes: Mapping[str, tuple[str, str]]) -> None:
-        self.inner = inner
-        self.routes = dict(routes)
-
-    def __call__(self, call: Mapping[str, Any]) -> Any:
-        route = self.routes.get(call["connection"])
-        if route is not None:
-            stored, used = route
-            url: str = call["request"]["url"]
-            rest = url[len(stored):]
-            if not url.startswith(stored) or (rest and rest[0] not in "/?"):
-                raise NxAgentToolError("request-failed", "The request is not under its connection's base URL.")
-            call = {**call, "request": {**call["request"], "url": used + rest}}
-        return self.inner(call)
-
-
 def _base_url_routes(agent: LoadedAgent, given: Sequence[str]) -> dict[str, tuple[str, str]]:
-    stored: dict[str, str] = {}
-    for tool in agent:
-        if tool.kind == "http":
-            connection = tool.config["connection"]
-            stored[connection["name"]] = connection["baseUrl"]
+    stored = stored_base_urls(tool.definition for tool in agent)
     routes = {}
     for item in given:
         name, sep, url = item.partition("=")
@@ -257,9 +220,9 @@ def _http_request_function(agent: LoadedAgent, args: argparse.Namespace) -> Any:
             path=args.tool,
             exit_code=EXIT_MISSING_EXTRA,
         ) from None
-    inner = request_with(_token_from_environment, timeout=args.timeout)
+    inner = request_with(token_from_environment, timeout=args.timeout)
     routes = _base_url_routes(agent, args.base_url)
-    return _RoutedRequest(inner, routes) if routes else inner
+    return RoutedRequest(inner, routes) if routes else inner
 
 
 def _cmd_call(args: argparse.Namespace, out: Output) -> int:

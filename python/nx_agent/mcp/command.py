@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.compile import load_agent
-from ..agent.definition import is_http_tool
-from ..agent.diagnostics import NxAgentToolError
 from ..agent.limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     NX_AGENT_DEFAULT_MAX_OPERATIONS,
 )
+from ..http.connections import RoutedRequest, stored_base_urls
 from .host_config import HostConfig, HostConfigError, load_host_config
 from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server
 from .transports import serve_http, serve_stdio
@@ -33,39 +32,8 @@ __all__ = ["RoutedRequest", "build_server", "run_serve"]
 _log = logging.getLogger("nx_agent.mcp")
 
 
-class RoutedRequest:
-    """An async request function that sends a connection's requests to the base URL its host
-    configuration gives instead of the stored one (the rest of the URL as built), then hands the
-    call to ``inner``. A URL not under its stored base URL is refused, never sent elsewhere."""
-
-    def __init__(self, inner: Any, routes: Mapping[str, tuple[str, str]]) -> None:
-        self.inner = inner
-        #: connection name → (stored base URL, base URL to use)
-        self.routes = dict(routes)
-
-    async def __call__(self, call: Mapping[str, Any]) -> Any:
-        route = self.routes.get(call["connection"])
-        if route is not None:
-            stored, used = route
-            url: str = call["request"]["url"]
-            rest = url[len(stored):]
-            if not url.startswith(stored) or (rest and rest[0] not in "/?"):
-                raise NxAgentToolError("request-failed", "The request is not under its connection's base URL.")
-            call = {**call, "request": {**call["request"], "url": used + rest}}
-        return await self.inner(call)
-
-
-def _stored_bases(definition: Mapping[str, Any]) -> dict[str, str]:
-    bases: dict[str, str] = {}
-    for tool in definition.get("tools", []):
-        if is_http_tool(tool):
-            connection = tool["config"]["connection"]
-            bases[connection["name"]] = connection["baseUrl"]
-    return bases
-
-
 def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
-    bases = _stored_bases(definition)
+    bases = stored_base_urls(definition.get("tools", []))
     unknown = sorted(set(config.connections) - set(bases))
     if unknown:
         raise HostConfigError(

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NxError
+from ..http.connections import token_env_name, token_from_environment
 
 __all__ = ["ENV_HOST_CONFIG", "ConnectionConfig", "HostConfig", "HostConfigError", "load_host_config", "token_env_name"]
 
@@ -57,11 +57,6 @@ class HostConfigError(NxError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.code = "nx-agent-host-config"
-
-
-def token_env_name(connection: str) -> str:
-    """The environment variable a connection's token is read from by default."""
-    return "NX_AGENT_TOKEN_" + re.sub(r"[^A-Za-z0-9]", "_", connection).upper()
 
 
 @dataclass(frozen=True)
@@ -87,7 +82,7 @@ class HostConfig:
         configured = self.connections.get(connection)
         if configured is not None and configured.token is not None:
             return configured.token
-        return os.environ.get(token_env_name(connection)) or None
+        return token_from_environment(connection)
 
 
 def _fail(where: str, message: str) -> HostConfigError:
