@@ -5,7 +5,8 @@ functions over ``httpx`` (the optional ``http`` extra), imported only from there
 imported on first use.
 
 Modules: ``base_url`` (§6.1, §6.6 re-parse), ``path`` (§6.2), ``arguments`` (§6.3), ``encoding``
-(§6.5, §6.7), ``build`` (§6.4, §6.8), ``call`` (§6.10 call and answer types), ``client`` (§6.11).
+(§6.5, §6.7), ``build`` (§6.4, §6.8), ``call`` (§6.10 call and answer types), ``client`` (§6.11),
+``connections`` (a connection's default token variable, and its requests routed to another base URL).
 """
 
 from .arguments import HttpArgumentsData, HttpParam, read_http_arguments

@@ -27,7 +27,7 @@ from .host_config import HostConfig, HostConfigError, load_host_config
 from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server
 from .transports import serve_http, serve_stdio
 
-__all__ = ["RoutedRequest", "build_server", "run_serve"]
+__all__ = ["build_server", "run_serve"]
 
 _log = logging.getLogger("nx_agent.mcp")
 
