@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus import image, programs
+from corpus_agents import CONTEXT_PROGRAM, compile_context_agent
 from nx_agent import NxAgentToolError, compile_agent, examples, load_agent
 from nx_agent.agent.compile import LoadedAgent
 
@@ -47,30 +47,11 @@ def stored_schema(name: str) -> Any:
     return next(tool["inputSchema"] for tool in SUPPORT_DEFINITION["tools"] if tool["name"] == name)
 
 
-_CONTEXT_DESCRIPTIONS = {
-    "modules": {
-        "main.nx": {
-            "functions": {
-                "whoAmI": {"description": "Says which conversation the call belongs to."},
-                "callIdOf": {"description": "Echoes the call's id; any host context will do."},
-                "seatCount": {"description": "Counts the seats a team needs, up to a cap."},
-            }
-        }
-    }
-}
-
-
 def context_agent() -> LoadedAgent | None:
     """The ``agent-tool-context`` corpus agent, or ``None`` without the corpus."""
-    found = {program.name: program for program in programs()}.get("agent-tool-context")
-    if found is None:
+    if CONTEXT_PROGRAM is None:
         return None
-    images = {identity: image(found, module) for identity, module in found.modules.items()}
-    compiled = compile_agent(
-        images,
-        descriptions=_CONTEXT_DESCRIPTIONS,
-        tool_context_type={"module": "context.nx", "name": "ChatToolContext"},
-    )
+    compiled = compile_context_agent()
     return load_agent(compiled.definition_text, compiled.images)
 
 

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from agent_support import SCHEMA, FakeSchemaSource
-from corpus import image, programs
+from corpus_agents import LIBRARY, link_main, needs_library, program_images
 from nx_agent import NxAgentError, check_agent_tools, definition_text, ir, normalize_agent
 
-LIBRARY = next((program for program in programs() if program.name == "agent-library"), None)
-pytestmark = pytest.mark.skipif(LIBRARY is None, reason="no corpus: see tests/corpus.py")
+pytestmark = needs_library
 
 # What the schema export answers for the program's functions, by the rules of §2.5.
 LIBRARY_ANSWERS = {
@@ -81,8 +80,7 @@ SEARCH_RECORDS = {
 @pytest.fixture(scope="module")
 def program() -> ir.Program:
     assert LIBRARY is not None
-    modules = {identity: ir.prepare_module(image(LIBRARY, module)) for identity, module in LIBRARY.modules.items()}
-    return ir.link_program(modules["main.nx"], modules)
+    return link_main(program_images(LIBRARY))
 
 
 @pytest.fixture(scope="module")

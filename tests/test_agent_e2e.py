@@ -14,59 +14,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-
-from corpus import CorpusProgram, image, programs
+from corpus_agents import (
+    CHAT_TOOL_CONTEXT,
+    CONTEXT_DESCRIPTIONS,
+    CONTEXT_PROGRAM,
+    LIBRARY,
+    LIBRARY_DESCRIPTIONS,
+    link_main,
+    needs_context,
+    needs_library,
+    program_images,
+    recorded,
+)
 from nx_agent import examples, ir
 from nx_agent.agent.compile import compile_agent, load_agent
 
-PROGRAMS = {program.name: program for program in programs()}
-needs_corpus = pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
-
 PLANS_5 = [{"$type": "Plan", "name": "Team", "seats": 5, "monthlyPrice": 20}]
-
-LIBRARY_DESCRIPTIONS = {
-    "modules": {
-        "main.nx": {
-            "functions": {
-                "findPlans": {
-                    "description": "Finds the plans that fit a team.",
-                    "parameters": {
-                        "teamSize": "Number of people who need a seat.",
-                        "maxMonthlyPrice": "Upper price limit per month, in dollars.",
-                    },
-                },
-                "lookupOrder": {
-                    "description": "Looks up one order and returns its status.",
-                    "parameters": {"orderId": "The order number from the customer's confirmation email."},
-                },
-                "openTicket": {
-                    "description": "Opens a support ticket for the customer.",
-                    "parameters": {"subject": "A one-line summary of the problem."},
-                },
-            }
-        }
-    }
-}
-CONTEXT_DESCRIPTIONS = {
-    "modules": {
-        "main.nx": {
-            "functions": {
-                "whoAmI": {"description": "Says which conversation the call belongs to."},
-                "callIdOf": {"description": "Echoes the call's id; any host context will do."},
-                "seatCount": {"description": "Counts the seats a team needs, up to a cap."},
-            }
-        }
-    }
-}
-
-
-def corpus_images(program: CorpusProgram) -> dict[str, bytes]:
-    return {identity: image(program, module) for identity, module in program.modules.items()}
-
-
-def expected(program: CorpusProgram, name: str) -> Any:
-    return json.loads((program.path / "expected" / name).read_text(encoding="utf-8"))
 
 
 class LocalShop:
@@ -148,32 +111,29 @@ def run_support_agent(images: dict[str, bytes], descriptions: Any) -> None:
     assert shop.calls[1]["arguments"]["body"] == {"$type": "NewTicket", "subject": "Refund", "priority": 2}
 
 
-@needs_corpus
+@needs_library
 def test_agent_library_root_agrees_with_the_corpus() -> None:
-    program = PROGRAMS["agent-library"]
-    linked = ir.link_program(*_entry_and_modules(corpus_images(program)))
+    assert LIBRARY is not None
+    linked = link_main(program_images(LIBRARY))
     evaluated = ir.evaluate_function(linked, "root", max_operations=2**40)
-    assert evaluated.value == expected(program, "results.json")["main.nx::root"]
-    assert evaluated.usage["operations"] == expected(program, "operations.json")["counts"]["main.nx::root"] == 176
+    assert evaluated.value == recorded(LIBRARY, "results.json")["main.nx::root"]
+    assert evaluated.usage["operations"] == recorded(LIBRARY, "operations.json")["counts"]["main.nx::root"] == 176
 
 
-def _entry_and_modules(images: dict[str, bytes]) -> tuple[ir.PreparedModule, dict[str, ir.PreparedModule]]:
-    modules = {identity: ir.prepare_module(data) for identity, data in images.items()}
-    return modules["main.nx"], modules
-
-
-@needs_corpus
+@needs_library
 def test_agent_library_runs_every_tool() -> None:
-    run_support_agent(corpus_images(PROGRAMS["agent-library"]), LIBRARY_DESCRIPTIONS)
+    assert LIBRARY is not None
+    run_support_agent(program_images(LIBRARY), LIBRARY_DESCRIPTIONS)
 
 
-@needs_corpus
+@needs_library
 def test_the_bundled_example_is_the_corpus_agent() -> None:
-    program = PROGRAMS["agent-library"]
-    linked = ir.link_program(*_entry_and_modules(examples.support_images()))
+    program = LIBRARY
+    assert program is not None
+    linked = link_main(examples.support_images())
     evaluated = ir.evaluate_function(linked, "root", max_operations=2**40)
-    assert evaluated.value == expected(program, "results.json")["main.nx::root"]
-    assert evaluated.usage["operations"] == expected(program, "operations.json")["counts"]["main.nx::root"]
+    assert evaluated.value == recorded(program, "results.json")["main.nx::root"]
+    assert evaluated.usage["operations"] == recorded(program, "operations.json")["counts"]["main.nx::root"]
     library = program.modules["@nx/agent/agent.nx"].stripped_text
     assert examples.library_text() == library
 
@@ -185,18 +145,17 @@ def test_the_bundled_example_runs_every_tool() -> None:
 CHAT = {"$type": "ChatToolContext", "conversationId": "conv_9"}
 
 
-@needs_corpus
+@needs_context
 def test_agent_tool_context_runs_every_tool() -> None:
-    program = PROGRAMS["agent-tool-context"]
-    images = corpus_images(program)
-    linked = ir.link_program(*_entry_and_modules(images))
+    program = CONTEXT_PROGRAM
+    assert program is not None
+    images = program_images(program)
+    linked = link_main(images)
     root = ir.evaluate_function(linked, "root", max_operations=2**40)
-    assert root.value == expected(program, "results.json")["main.nx::root"]
-    assert root.usage["operations"] == expected(program, "operations.json")["counts"]["main.nx::root"] == 48
+    assert root.value == recorded(program, "results.json")["main.nx::root"]
+    assert root.usage["operations"] == recorded(program, "operations.json")["counts"]["main.nx::root"] == 48
 
-    compiled = compile_agent(
-        images, descriptions=CONTEXT_DESCRIPTIONS, tool_context_type={"module": "context.nx", "name": "ChatToolContext"}
-    )
+    compiled = compile_agent(images, descriptions=CONTEXT_DESCRIPTIONS, tool_context_type=CHAT_TOOL_CONTEXT)
     assert [(t["name"], t["config"]["contextParameters"]) for t in compiled.definition["tools"]] == [
         ("who_am_i", [{"name": "context", "type": {"module": "context.nx", "name": "ChatToolContext"}}]),
         ("call_id_of", [{"name": "context", "type": {"module": "@nx/agent/agent.nx", "name": "ToolContext"}}]),

@@ -11,38 +11,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-
 from agent_support import EMPTY_INPUT, FUNCTION_HINTS, GET_HINTS, HTTP_OUTPUT, POST_HINTS, SCHEMA, WEB_SEARCH_HINTS
-from corpus import image, programs
+from corpus_agents import (
+    CHAT_TOOL_CONTEXT,
+    CONTEXT_DESCRIPTIONS,
+    CONTEXT_PROGRAM,
+    LIBRARY,
+    LIBRARY_DESCRIPTIONS,
+    link_main,
+    needs_context,
+    needs_library,
+    program_images,
+    recorded,
+)
 from nx_agent import check_agent_tools, definition_text, ir, normalize_agent
 
-LIBRARY = next((program for program in programs() if program.name == "agent-library"), None)
-pytestmark = pytest.mark.skipif(LIBRARY is None, reason="no corpus: see tests/corpus.py")
-
-DESCRIPTIONS = {
-    "modules": {
-        "main.nx": {
-            "functions": {
-                "findPlans": {
-                    "description": "Finds the plans that fit a team.",
-                    "parameters": {
-                        "teamSize": "Number of people who need a seat.",
-                        "maxMonthlyPrice": "Upper price limit per month, in dollars.",
-                    },
-                },
-                "lookupOrder": {
-                    "description": "Looks up one order and returns its status.",
-                    "parameters": {"orderId": "The order number from the customer's confirmation email."},
-                },
-                "openTicket": {
-                    "description": "Opens a support ticket for the customer.",
-                    "parameters": {"subject": "A one-line summary of the problem."},
-                },
-            }
-        }
-    }
-}
+pytestmark = needs_library
 
 SHOP = {"name": "shop", "baseUrl": "https://api.example.com"}
 
@@ -129,20 +113,19 @@ def test_the_library_agent_normalizes_and_checks_clean() -> None:
     from nx_agent.schema import ProgramSchemaSource
 
     assert LIBRARY is not None
-    modules = {identity: ir.prepare_module(image(LIBRARY, module)) for identity, module in LIBRARY.modules.items()}
-    program = ir.link_program(modules["main.nx"], modules)
+    program = link_main(program_images(LIBRARY))
     value = ir.evaluate_function(program, "root").value
-    recorded = json.loads((LIBRARY.path / "expected" / "results.json").read_text(encoding="utf-8"))
-    assert value == recorded["main.nx::root"]
+    root = recorded(LIBRARY, "results.json")["main.nx::root"]
+    assert value == root
 
-    result = normalize_agent(value, schemas=ProgramSchemaSource(program, DESCRIPTIONS))
+    result = normalize_agent(value, schemas=ProgramSchemaSource(program, LIBRARY_DESCRIPTIONS))
     assert result.ok and result.diagnostics == [], [d.to_dict() for d in result.diagnostics]
     definition = result.definition
     assert definition is not None
     assert list(definition) == ["formatVersion", "name", "model", "instructions", "documents", "limits", "tools"]
     assert definition["formatVersion"] == 1
     assert (definition["name"], definition["model"]) == ("support", "balanced")
-    assert definition["instructions"] == recorded["main.nx::root"]["instructions"]
+    assert definition["instructions"] == root["instructions"]
     assert definition["documents"] == [{"title": "Refund policy", "text": "Refunds are available within 30 days of purchase."}]
     assert definition["limits"] == {"maxSteps": 6}
 
@@ -160,39 +143,21 @@ def test_the_library_agent_normalizes_and_checks_clean() -> None:
     assert check_agent_tools(json.loads(text), program) == []
 
 
-CONTEXT_PROGRAM = next((program for program in programs() if program.name == "agent-tool-context"), None)
-CHAT = {"module": "context.nx", "name": "ChatToolContext"}
-CONTEXT_DESCRIPTIONS = {
-    "modules": {
-        "main.nx": {
-            "functions": {
-                "whoAmI": {"description": "Says which conversation the call belongs to."},
-                "callIdOf": {"description": "Echoes the call's id; any host context will do."},
-                "seatCount": {"description": "Counts the seats a team needs, up to a cap."},
-            }
-        }
-    }
-}
-
-
-@pytest.mark.skipif(CONTEXT_PROGRAM is None, reason="no corpus: see tests/corpus.py")
+@needs_context
 def test_the_tool_context_agent_records_its_context_parameters() -> None:
     from nx_agent.schema import ProgramSchemaSource
 
     assert CONTEXT_PROGRAM is not None
-    modules = {
-        identity: ir.prepare_module(image(CONTEXT_PROGRAM, module)) for identity, module in CONTEXT_PROGRAM.modules.items()
-    }
-    program = ir.link_program(modules["main.nx"], modules)
+    program = link_main(program_images(CONTEXT_PROGRAM))
     value = ir.evaluate_function(program, "root").value
     source = ProgramSchemaSource(program, CONTEXT_DESCRIPTIONS)
 
-    result = normalize_agent(value, schemas=source, tool_context_type=CHAT)
+    result = normalize_agent(value, schemas=source, tool_context_type=CHAT_TOOL_CONTEXT)
     assert result.ok and result.diagnostics == [], [d.to_dict() for d in result.diagnostics]
     assert result.definition is not None
     tools = result.definition["tools"]
     assert [(tool["name"], tool["config"]["contextParameters"]) for tool in tools] == [
-        ("who_am_i", [{"name": "context", "type": CHAT}]),
+        ("who_am_i", [{"name": "context", "type": CHAT_TOOL_CONTEXT}]),
         ("call_id_of", [{"name": "context", "type": {"module": "@nx/agent/agent.nx", "name": "ToolContext"}}]),
         ("seat_count", []),
     ]

@@ -19,15 +19,11 @@ from typing import Any
 import anyio
 import pytest
 
-from corpus import image, programs
+from corpus_agents import compile_context_agent, needs_context
 from mcp import Client, StdioServerParameters
 from mcp_support import serve_args, server_env, write_config, write_support_agent
-from nx_agent.agent import compile_agent
+from nx_agent.http.connections import RoutedRequest
 from nx_agent.mcp import HostConfigError, load_host_config, read_host_config
-from nx_agent.mcp.command import RoutedRequest
-
-PROGRAMS = {program.name: program for program in programs()}
-needs_corpus = pytest.mark.skipif("agent-tool-context" not in PROGRAMS, reason="no corpus: see tests/corpus.py")
 
 
 def test_defaults_read_tokens_from_the_conventional_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,27 +129,9 @@ def test_serve_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
     assert "[nx-agent-host-config]" in err and "Traceback" not in err
 
 
-CONTEXT_DESCRIPTIONS = {
-    "modules": {
-        "main.nx": {
-            "functions": {
-                "whoAmI": {"description": "Says which conversation the call belongs to."},
-                "callIdOf": {"description": "Echoes the call's id; any host context will do."},
-                "seatCount": {"description": "Counts the seats a team needs, up to a cap."},
-            }
-        }
-    }
-}
-
-
-@needs_corpus
+@needs_context
 def test_the_host_context_reaches_the_tools_over_stdio(tmp_path: Path) -> None:
-    program = PROGRAMS["agent-tool-context"]
-    compiled = compile_agent(
-        {identity: image(program, module) for identity, module in program.modules.items()},
-        descriptions=CONTEXT_DESCRIPTIONS,
-        tool_context_type={"module": "context.nx", "name": "ChatToolContext"},
-    )
+    compiled = compile_context_agent()
     definition = tmp_path / "agent.json"
     definition.write_text(compiled.definition_text, encoding="utf-8")
     images = []
