@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -77,8 +78,9 @@ def make_handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def server() -> Iterator[tuple[str, Recorder]]:
+@contextmanager
+def loopback_server() -> Iterator[tuple[str, Recorder]]:
+    """The server running on a free loopback port: its base URL and its recorder."""
     recorder = Recorder()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(recorder))
     httpd.daemon_threads = True
@@ -90,3 +92,9 @@ def server() -> Iterator[tuple[str, Recorder]]:
         recorder.release.set()
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Recorder]]:
+    with loopback_server() as running:
+        yield running

@@ -1,5 +1,5 @@
-"""What the MCP tests share: the stored support agent on disk, a loopback shop, `nx-agent serve` as a
-subprocess (stdio through the SDK's own stdio client, or streamable HTTP on a free loopback port).
+"""What the MCP tests share: the stored support agent on disk, and `nx-agent serve` as a subprocess
+(stdio through the SDK's own stdio client, or streamable HTTP on a free loopback port).
 
 Expected values: the tools' fields are the stored definition's (agent-package §2.2: MCP serves them
 as stored); `find_plans(5)` is the NX function `findPlans` of the bundled example
@@ -16,31 +16,34 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from http_server import Recorder, make_handler
 
 from nx_agent import examples
-from nx_agent.agent import compile_agent
+from nx_agent.agent import CompiledAgent, compile_agent
 
 PLANS_5 = [{"$type": "Plan", "name": "Team", "seats": 5, "monthlyPrice": 20}]
 SHOP_TOKEN = "tok-shop-test"
 STARTUP_SECONDS = 60.0
 
 
-def write_support_agent(directory: Path) -> tuple[Path, list[Path], dict[str, Any]]:
-    """The bundled support agent compiled and stored as files: the definition and its images."""
-    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
-    definition = directory / "support.json"
+def write_agent(directory: Path, compiled: CompiledAgent) -> tuple[Path, list[Path]]:
+    """A compiled agent stored as files: the definition text and its images."""
+    definition = directory / "agent.json"
     definition.write_text(compiled.definition_text, encoding="utf-8")
     images = []
     for index, data in enumerate(compiled.images.values()):
         path = directory / f"image{index}.nxir"
         path.write_bytes(data)
         images.append(path)
-    return definition, images, compiled.definition
+    return definition, images
+
+
+def write_support_agent(directory: Path) -> tuple[Path, list[Path], dict[str, Any]]:
+    """The bundled support agent compiled and stored as files: the definition and its images."""
+    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
+    return (*write_agent(directory, compiled), compiled.definition)
 
 
 def write_config(directory: Path, name: str, document: dict[str, Any]) -> Path:
@@ -70,22 +73,6 @@ def serve_args(definition: Path, images: list[Path], config: Path | None) -> lis
     if config is not None:
         args += ["--host-config", str(config)]
     return args
-
-
-@contextmanager
-def loopback_shop() -> Iterator[tuple[str, Recorder]]:
-    """The echoing loopback HTTP server of `http_server.py`, for a whole module."""
-    recorder = Recorder()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(recorder))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", recorder
-    finally:
-        recorder.release.set()
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @contextmanager

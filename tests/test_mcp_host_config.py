@@ -21,7 +21,7 @@ import pytest
 
 from corpus_agents import compile_context_agent, needs_context
 from mcp import Client, StdioServerParameters
-from mcp_support import serve_args, server_env, write_config, write_support_agent
+from mcp_support import serve_args, server_env, write_agent, write_config, write_support_agent
 from nx_agent.http.connections import RoutedRequest
 from nx_agent.mcp import HostConfigError, load_host_config, read_host_config
 
@@ -131,13 +131,7 @@ def test_serve_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
 
 @needs_context
 def test_the_host_context_reaches_the_tools_over_stdio(tmp_path: Path) -> None:
-    compiled = compile_context_agent()
-    definition = tmp_path / "agent.json"
-    definition.write_text(compiled.definition_text, encoding="utf-8")
-    images = []
-    for index, data in enumerate(compiled.images.values()):
-        images.append(tmp_path / f"{index}.nxir")
-        images[-1].write_bytes(data)
+    definition, images = write_agent(tmp_path, compile_context_agent())
     with_context = write_config(
         tmp_path, "host.json", {"context": {"$type": "ChatToolContext", "conversationId": "conv_9"}, "callIdPrefix": "run1"}
     )

@@ -18,24 +18,20 @@ from typing import Any
 import anyio
 import pytest
 
+from agent_support import FUNCTION_HINTS, GET_HINTS, POST_HINTS
+from http_server import Recorder, loopback_server
 from mcp import Client, StdioServerParameters
 from mcp_support import (
     PLANS_5,
     SHOP_TOKEN,
     http_server,
-    loopback_shop,
     serve_args,
     server_env,
     shop_config,
     write_config,
     write_support_agent,
 )
-from http_server import Recorder
 
-# agent-package §2.4: the fixed annotations of a function tool and of GET and POST http tools.
-FUNCTION_HINTS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-GET_HINTS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
-POST_HINTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 # agent-package §7: what the model is told of a resource-limit failure.
 RESOURCE_LIMIT_TEXT = "NxAgentToolError: Tool 'find_plans' stopped at a limit on what one call may do."
 CALL_ID = re.compile(r"^test:\d+:\d+$")
@@ -55,7 +51,7 @@ class Setup:
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
-    with loopback_shop() as (shop_url, recorder):
+    with loopback_server() as (shop_url, recorder):
         yield Setup(tmp_path_factory.mktemp("mcp"), shop_url, recorder)
 
 
