@@ -8,6 +8,7 @@ Expected values: ``find_plans({teamSize: 5})`` is the one plan the corpus source
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from corpus_agents import CONTEXT_PROGRAM, compile_context_agent
@@ -21,6 +22,13 @@ LIMIT_SENTENCE = "NxAgentToolError: Tool 'find_plans' stopped at a limit on what
 NO_ANSWER_SENTENCE = "NxAgentToolError: Tool 'lookup_order' did not get an answer to its request."
 UNAVAILABLE_SENTENCE = "NxAgentToolError: Tool 'who_am_i' is not available for this call."
 SECRET = "https://billing.internal/v1/orders?token=sk-live-42"
+REWORDED_SENTENCE = "NxAgentToolError: The order service is down. Try again later."
+NO_PROVIDER_TOOL_MESSAGE = (
+    "Tool 'web_search' is run by the model's provider, and 'provider_tool' gave no tool for it. "
+    "Map it to the provider's tool, or answer None to leave it out."
+)
+LEAVE_OUT = {"provider_tool": lambda tool: None}
+"""The adapters' option that leaves the provider tool (``web_search``) out."""
 
 _SUPPORT = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
 SUPPORT_DEFINITION = _SUPPORT.definition
@@ -58,3 +66,27 @@ def context_agent() -> LoadedAgent | None:
 def chat(conversation: str) -> dict[str, str]:
     """The host's context record for a conversation."""
     return {"$type": "ChatToolContext", "conversationId": conversation}
+
+
+def reword(event: Any) -> None:
+    """An ``on_result`` hook that tells the model its own sentence for every failure."""
+    if not event["result"]["ok"]:
+        raise NxAgentToolError("request-failed", "The order service is down. Try again later.")
+
+
+class Journal:
+    """An async ``on_result`` hook that notes when writing each call's event begins and ends."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    async def __call__(self, event: Any) -> None:
+        self.lines.append(f"begins {event['call_id']}")
+        await asyncio.sleep(0)
+        self.lines.append(f"written {event['call_id']}")
+
+    def assert_awaited_once_each(self, call_ids: str) -> None:
+        """Each call's write began once and ended once, and ended after it began."""
+        assert sorted(self.lines) == sorted(f"{step} {call}" for call in call_ids for step in ("begins", "written"))
+        for call in call_ids:
+            assert self.lines.index(f"begins {call}") < self.lines.index(f"written {call}")

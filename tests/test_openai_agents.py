@@ -21,26 +21,29 @@ from agents.testing import ScriptedModel, assistant_message, function_call  # no
 from agents.tool_context import ToolContext  # noqa: E402
 
 from adapter_agents import (  # noqa: E402
+    LEAVE_OUT,
     LIMIT_SENTENCE,
     NO_ANSWER_SENTENCE,
+    NO_PROVIDER_TOOL_MESSAGE,
     PLANS_5,
     PLANS_5_TEXT,
+    REWORDED_SENTENCE,
     SECRET,
     SUPPORT_DEFINITION,
     UNAVAILABLE_SENTENCE,
+    Journal,
     chat,
     context_agent,
+    reword,
     stored_schema,
     support_agent,
 )
-from nx_agent import NxAgentToolError  # noqa: E402
+from corpus_agents import needs_context  # noqa: E402
 from nx_agent.adapters.calls import ToolCall  # noqa: E402
 from nx_agent.openai_agents import to_function_tools  # noqa: E402
 from nx_agent.tool_json import ToolExportError  # noqa: E402
 
 CONTEXT_AGENT = context_agent()
-needs_corpus = pytest.mark.skipif(CONTEXT_AGENT is None, reason="no corpus: see tests/corpus.py")
-LEAVE_OUT = {"provider_tool": lambda tool: None}
 
 
 def run(tools: list[Any], calls: list[tuple[str, Any, str]], context: Any = None) -> tuple[dict[str, str], list[Any]]:
@@ -144,7 +147,7 @@ def test_host_failures_request_failed_hidden_and_a_host_code_kept() -> None:
     assert unknown == {"code": "order-not-found", "message": "There is no order A1.", "limit": {"name": "orders", "value": 1}}
 
 
-@needs_corpus
+@needs_context
 def test_call_id_is_the_sdks_or_the_hosts() -> None:
     assert CONTEXT_AGENT is not None
     record = {"conversation": "conv_9"}
@@ -173,7 +176,7 @@ def test_call_id_is_the_sdks_or_the_hosts() -> None:
     assert events[0]["call_id"] == "turn_7:1:0"
 
 
-@needs_corpus
+@needs_context
 def test_context_is_derived_per_call_and_required_where_the_tool_needs_it() -> None:
     assert CONTEXT_AGENT is not None
     tools = to_function_tools(CONTEXT_AGENT, context=lambda call: chat(call.sdk_context.context["conversation"]))
@@ -188,30 +191,18 @@ def test_context_is_derived_per_call_and_required_where_the_tool_needs_it() -> N
 
 
 def test_on_result_is_awaited_and_called_once_per_executable_call() -> None:
-    journal: list[str] = []
-
-    async def write(event: Any) -> None:
-        journal.append(f"begins {event['call_id']}")
-        await asyncio.sleep(0)
-        journal.append(f"written {event['call_id']}")
-
+    journal = Journal()
     outputs, _ = run(
-        to_function_tools(support_agent(), on_result=write, provider_tool=lambda tool: WebSearchTool()),
+        to_function_tools(support_agent(), on_result=journal, provider_tool=lambda tool: WebSearchTool()),
         [("find_plans", {"teamSize": 5}, "a"), ("find_plans", {"teamSize": "five"}, "b"), ("lookup_order", {"orderId": "A 1"}, "c")],
     )
     assert set(outputs) == {"a", "b", "c"}
-    assert sorted(journal) == sorted(f"{step} {call}" for call in "abc" for step in ("begins", "written"))
-    for call in "abc":
-        assert journal.index(f"begins {call}") < journal.index(f"written {call}")
+    journal.assert_awaited_once_each("abc")
 
 
 def test_on_result_raising_a_tool_error_is_what_the_model_is_told() -> None:
-    def reword(event: Any) -> None:
-        if not event["result"]["ok"]:
-            raise NxAgentToolError("request-failed", "The order service is down. Try again later.")
-
     outputs, _ = run(to_function_tools(support_agent(), on_result=reword, **LEAVE_OUT), [("lookup_order", {"orderId": "down"}, "c")])
-    assert outputs == {"c": "NxAgentToolError: The order service is down. Try again later."}
+    assert outputs == {"c": REWORDED_SENTENCE}
 
 
 def test_on_result_raising_anything_else_fails_the_run() -> None:
@@ -250,10 +241,7 @@ def test_provider_tools_are_mapped_left_out_or_refused() -> None:
     with pytest.raises(ToolExportError) as refused:
         to_function_tools(agent)
     assert "'web_search'" in str(refused.value) and refused.value.tool == "web_search"
-    assert str(refused.value) == (
-        "Tool 'web_search' is run by the model's provider, and 'provider_tool' gave no tool for it. "
-        "Map it to the provider's tool, or answer None to leave it out."
-    )
+    assert str(refused.value) == NO_PROVIDER_TOOL_MESSAGE
     # The mapped tool is offered to the model with the function tools.
     model = ScriptedModel([[assistant_message("done")]])
     asyncio.run(Runner.run(Agent(name="s", tools=tools, model=model), "hi", run_config=RunConfig(tracing_disabled=True)))

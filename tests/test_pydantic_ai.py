@@ -8,7 +8,6 @@ comes back as a retry (the model is told why), other failures as a failed tool r
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import Any
@@ -24,25 +23,28 @@ from pydantic_ai.native_tools import WebSearchTool  # noqa: E402
 from pydantic_ai.toolsets import FunctionToolset  # noqa: E402
 
 from adapter_agents import (  # noqa: E402
+    LEAVE_OUT,
     LIMIT_SENTENCE,
     NO_ANSWER_SENTENCE,
+    NO_PROVIDER_TOOL_MESSAGE,
     PLANS_5,
+    REWORDED_SENTENCE,
     SECRET,
     SUPPORT_DEFINITION,
     UNAVAILABLE_SENTENCE,
+    Journal,
     chat,
     context_agent,
+    reword,
     stored_schema,
     support_agent,
 )
-from nx_agent import NxAgentToolError  # noqa: E402
+from corpus_agents import needs_context  # noqa: E402
 from nx_agent.adapters.calls import ToolCall  # noqa: E402
 from nx_agent.pydantic_ai import to_capability, to_tools, to_toolset  # noqa: E402
 from nx_agent.tool_json import ToolExportError  # noqa: E402
 
 CONTEXT_AGENT = context_agent()
-needs_corpus = pytest.mark.skipif(CONTEXT_AGENT is None, reason="no corpus: see tests/corpus.py")
-LEAVE_OUT = {"provider_tool": lambda tool: None}
 
 
 class Run:
@@ -137,7 +139,7 @@ def test_host_failures_request_failed_hidden_and_a_host_code_kept() -> None:
     assert by_call["call_2"] == {"code": "order-not-found", "message": "There is no order A1.", "limit": {"name": "orders", "value": 1}}
 
 
-@needs_corpus
+@needs_context
 def test_call_id_is_pydantic_ais_or_the_hosts() -> None:
     assert CONTEXT_AGENT is not None
     parts = Run([("call_id_of", {}, "call_abc")])(tools=to_tools(CONTEXT_AGENT, context=lambda call: chat("conv_9")))
@@ -159,7 +161,7 @@ def test_call_id_is_pydantic_ais_or_the_hosts() -> None:
     assert events[0]["call_id"] == "turn_7:1:0"
 
 
-@needs_corpus
+@needs_context
 def test_context_is_derived_per_call_from_the_runs_deps() -> None:
     assert CONTEXT_AGENT is not None
     tools = to_tools(CONTEXT_AGENT, context=lambda call: chat(call.sdk_context.deps["conversation"]))
@@ -175,28 +177,16 @@ def test_context_is_derived_per_call_from_the_runs_deps() -> None:
 
 
 def test_on_result_is_awaited_and_called_once_per_executable_call() -> None:
-    journal: list[str] = []
-
-    async def write(event: Any) -> None:
-        journal.append(f"begins {event['call_id']}")
-        await asyncio.sleep(0)
-        journal.append(f"written {event['call_id']}")
-
+    journal = Journal()
     run = Run([("find_plans", {"teamSize": 5}, "a"), ("lookup_order", {"orderId": "A1"}, "b"), ("lookup_order", {"orderId": "A 1"}, "c")])
-    parts = run(capabilities=[to_capability(support_agent(), on_result=write, provider_tool=lambda tool: WebSearchTool())])
+    parts = run(capabilities=[to_capability(support_agent(), on_result=journal, provider_tool=lambda tool: WebSearchTool())])
     assert set(parts) == {"a", "b", "c"}
-    assert sorted(journal) == sorted(f"{step} {call}" for call in "abc" for step in ("begins", "written"))
-    for call in "abc":
-        assert journal.index(f"begins {call}") < journal.index(f"written {call}")
+    journal.assert_awaited_once_each("abc")
 
 
 def test_on_result_raising_a_tool_error_is_what_the_model_is_told() -> None:
-    def reword(event: Any) -> None:
-        if not event["result"]["ok"]:
-            raise NxAgentToolError("request-failed", "The order service is down. Try again later.")
-
     parts = Run([("lookup_order", {"orderId": "down"}, "c")])(tools=to_tools(support_agent(), on_result=reword, **LEAVE_OUT))
-    assert (parts["c"].outcome, parts["c"].content) == ("failed", "NxAgentToolError: The order service is down. Try again later.")
+    assert (parts["c"].outcome, parts["c"].content) == ("failed", REWORDED_SENTENCE)
 
 
 def test_on_result_raising_anything_else_ends_the_run_with_it() -> None:
@@ -233,14 +223,10 @@ def test_provider_tools_become_native_tools_or_are_left_out_or_refused() -> None
 
     assert [tool.name for tool in to_tools(agent, provider_tool=lambda tool: None)] == ["find_plans", "lookup_order", "open_ticket"]
     assert isinstance(to_toolset(agent, provider_tool=lambda tool: None), FunctionToolset)
-    message = (
-        "Tool 'web_search' is run by the model's provider, and 'provider_tool' gave no tool for it. "
-        "Map it to the provider's tool, or answer None to leave it out."
-    )
     for make in (to_tools, to_toolset, to_capability):
         with pytest.raises(ToolExportError) as refused:
             make(agent)
-        assert str(refused.value) == message and refused.value.tool == "web_search"
+        assert str(refused.value) == NO_PROVIDER_TOOL_MESSAGE and refused.value.tool == "web_search"
     # A list of tools cannot hold the provider's tool: it says so, naming the tool.
     with pytest.raises(ToolExportError, match="'web_search'"):
         to_tools(agent, provider_tool=web)
