@@ -19,6 +19,32 @@ from corpus import corpus_dir
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TOOL_CONTEXT = {"module": "@nx/agent/agent.nx", "name": "ToolContext"}
 
+# Declarations several schema programs hold (conformance-cases.md §E's abstract record and update record).
+SHAPES = """
+record Shape abstract
+  label: string?
+
+record Circle extends Shape
+  label: string?
+  r: float64 required
+
+record Square extends Shape
+  label: string?
+  side: float64 required
+"""
+
+USER_UPDATE = """
+record User
+  name: string required
+  email: string?
+  age: int = 1
+
+record User.Update update of User
+  name: string
+  email: string?
+  age: int
+"""
+
 
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

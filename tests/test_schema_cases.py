@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from nx_agent.schema import SchemaError, function_schema, type_schema
-from schema_programs import DIALECT, agent_library, dumps, main, module, program
+from schema_programs import DIALECT, SHAPES, USER_UPDATE, agent_library, dumps, main, module, program
 
 SOURCE_ONLY = {
     "E5": "the result type is inferred; an image records no inferred result (tested through the "
@@ -50,18 +50,6 @@ record Booking
   durationMinutes: int = 30
 """
 
-SHAPES = """
-record Shape abstract
-  label: string?
-
-record Circle extends Shape
-  label: string?
-  r: float64 required
-
-record Square extends Shape
-  label: string?
-  side: float64 required
-"""
 
 
 def fn(text: str, ref: dict[str, str], **options: object) -> dict[str, object]:
@@ -458,17 +446,6 @@ def test_e38_alias_resolved_at_the_parameter_and_through_descriptions() -> None:
     assert described["schema"]["type"] == "array"
 
 
-USER_UPDATE = """
-record User
-  name: string required
-  email: string?
-  age: int = 1
-
-record User.Update update of User
-  name: string
-  email: string?
-  age: int
-"""
 
 
 def test_e39_update_record_output() -> None:

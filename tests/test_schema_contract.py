@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from corpus import image, programs
 from nx_agent import ir
 from nx_agent.schema import check_schema, function_schema, type_schema, validate_input, validator_for
-from schema_programs import main, module, program
+from schema_programs import USER_UPDATE, main, module, program
 from schema_values import values
 from test_schema_fixtures import ABSTRACT, ALIASES, GENERICS, INEXPRESSIBLE, OCCURRENCES, PRIMITIVES, RECORDS, UNIONS
 
@@ -69,17 +69,9 @@ union Target
   case card
     title: string required
     tags: string*
-
-record User
-  name: string required
-  email: string?
-  age: int = 1
-
-record User.Update update of User
-  name: string
-  email: string?
-  age: int
-
+"""
+    + USER_UPDATE
+    + """
 union User.Property property of User
   case name constant
   case email constant

@@ -13,7 +13,7 @@ import pytest
 
 from nx_agent import ir
 from nx_agent.schema import function_schema, validate_input, validator_for
-from schema_programs import DIALECT, dumps, main, program
+from schema_programs import DIALECT, SHAPES, dumps, main, program
 
 PRIMITIVES = main(
     """
@@ -143,18 +143,8 @@ function closed(): UiEvent =
 )
 
 ABSTRACT = main(
-    """
-record Shape abstract
-  label: string?
-
-record Circle extends Shape
-  label: string?
-  r: float64 required
-
-record Square extends Shape
-  label: string?
-  side: float64 required
-
+    SHAPES
+    + """
 function describe(shape: Shape): string =
   "shape"
 
