@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from agent_support import SCHEMA
 from corpus import CorpusProgram, image, programs
 from nx_agent import compile_agent, ir
 from nx_agent.agent.compile import CompiledAgent
@@ -47,6 +48,36 @@ LIBRARY_DESCRIPTIONS = {
             }
         }
     }
+}
+# The input schemas the schema export writes for agent-library's functions with those descriptions
+# (agent-package §2.5).
+LIBRARY_INPUT_SCHEMAS = {
+    "findPlans": {
+        "$schema": SCHEMA,
+        "type": "object",
+        "properties": {
+            "teamSize": {"type": "integer", "description": "Number of people who need a seat."},
+            "maxMonthlyPrice": {"type": "integer", "description": "Upper price limit per month, in dollars."},
+        },
+        "required": ["teamSize"],
+        "additionalProperties": False,
+    },
+    "lookupOrder": {
+        "$schema": SCHEMA,
+        "type": "object",
+        "properties": {
+            "orderId": {"type": "string", "description": "The order number from the customer's confirmation email."}
+        },
+        "required": ["orderId"],
+        "additionalProperties": False,
+    },
+    "openTicket": {
+        "$schema": SCHEMA,
+        "type": "object",
+        "properties": {"subject": {"type": "string", "description": "A one-line summary of the problem."}},
+        "required": ["subject"],
+        "additionalProperties": False,
+    },
 }
 CONTEXT_DESCRIPTIONS = {
     "modules": {

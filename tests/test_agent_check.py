@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent_support import SCHEMA, FakeSchemaSource
-from corpus_agents import LIBRARY, link_main, needs_library, program_images
+from corpus_agents import LIBRARY, LIBRARY_INPUT_SCHEMAS, link_main, needs_library, program_images
 from nx_agent import NxAgentError, check_agent_tools, definition_text, ir, normalize_agent
 
 pytestmark = needs_library
@@ -24,44 +24,21 @@ LIBRARY_ANSWERS = {
     ("main.nx", "findPlans"): {
         "description": "Finds the plans that fit a team.",
         "parameters": [{"name": "teamSize"}, {"name": "maxMonthlyPrice"}],
-        "inputSchema": {
-            "$schema": SCHEMA,
-            "type": "object",
-            "properties": {
-                "teamSize": {"type": "integer", "description": "Number of people who need a seat."},
-                "maxMonthlyPrice": {"type": "integer", "description": "Upper price limit per month, in dollars."},
-            },
-            "required": ["teamSize"],
-            "additionalProperties": False,
-        },
+        "inputSchema": LIBRARY_INPUT_SCHEMAS["findPlans"],
         "outputSchema": {"$schema": SCHEMA, "type": "array", "items": {"$ref": "#/$defs/Plan"}, "$defs": {"Plan": {"type": "object"}}},
         "diagnostics": [],
     },
     ("main.nx", "lookupOrder"): {
         "description": "Looks up one order and returns its status.",
         "parameters": [{"name": "orderId"}],
-        "inputSchema": {
-            "$schema": SCHEMA,
-            "type": "object",
-            "properties": {
-                "orderId": {"type": "string", "description": "The order number from the customer's confirmation email."}
-            },
-            "required": ["orderId"],
-            "additionalProperties": False,
-        },
+        "inputSchema": LIBRARY_INPUT_SCHEMAS["lookupOrder"],
         "outputSchema": {"$schema": SCHEMA, "type": "object"},
         "diagnostics": [],
     },
     ("main.nx", "openTicket"): {
         "description": "Opens a support ticket for the customer.",
         "parameters": [{"name": "subject"}],
-        "inputSchema": {
-            "$schema": SCHEMA,
-            "type": "object",
-            "properties": {"subject": {"type": "string", "description": "A one-line summary of the problem."}},
-            "required": ["subject"],
-            "additionalProperties": False,
-        },
+        "inputSchema": LIBRARY_INPUT_SCHEMAS["openTicket"],
         "outputSchema": {"$schema": SCHEMA, "type": "object"},
         "diagnostics": [],
     },

@@ -18,6 +18,7 @@ from corpus_agents import (
     CONTEXT_PROGRAM,
     LIBRARY,
     LIBRARY_DESCRIPTIONS,
+    LIBRARY_INPUT_SCHEMAS,
     link_main,
     needs_context,
     needs_library,
@@ -44,16 +45,7 @@ def expected_tools() -> list[dict[str, Any]]:
         {
             "name": "find_plans",
             "description": "Finds the plans that fit a team.",
-            "inputSchema": {
-                "$schema": SCHEMA,
-                "type": "object",
-                "properties": {
-                    "teamSize": {"type": "integer", "description": "Number of people who need a seat."},
-                    "maxMonthlyPrice": {"type": "integer", "description": "Upper price limit per month, in dollars."},
-                },
-                "required": ["teamSize"],
-                "additionalProperties": False,
-            },
+            "inputSchema": LIBRARY_INPUT_SCHEMAS["findPlans"],
             "outputSchema": "checked below",
             "annotations": FUNCTION_HINTS,
             "kind": "function",
@@ -62,15 +54,7 @@ def expected_tools() -> list[dict[str, Any]]:
         {
             "name": "lookup_order",
             "description": "Looks up one order and returns its status.",
-            "inputSchema": {
-                "$schema": SCHEMA,
-                "type": "object",
-                "properties": {
-                    "orderId": {"type": "string", "description": "The order number from the customer's confirmation email."}
-                },
-                "required": ["orderId"],
-                "additionalProperties": False,
-            },
+            "inputSchema": LIBRARY_INPUT_SCHEMAS["lookupOrder"],
             "outputSchema": HTTP_OUTPUT,
             "annotations": GET_HINTS,
             "kind": "http",
@@ -86,13 +70,7 @@ def expected_tools() -> list[dict[str, Any]]:
         {
             "name": "open_ticket",
             "description": "Opens a support ticket for the customer.",
-            "inputSchema": {
-                "$schema": SCHEMA,
-                "type": "object",
-                "properties": {"subject": {"type": "string", "description": "A one-line summary of the problem."}},
-                "required": ["subject"],
-                "additionalProperties": False,
-            },
+            "inputSchema": LIBRARY_INPUT_SCHEMAS["openTicket"],
             "outputSchema": HTTP_OUTPUT,
             "annotations": POST_HINTS,
             "kind": "http",
