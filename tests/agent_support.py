@@ -30,6 +30,15 @@ WEB_SEARCH_HINTS = {"readOnlyHint": True, "destructiveHint": False, "idempotentH
 GET_HINTS = WEB_SEARCH_HINTS
 POST_HINTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 LONG_NAME = "f" + "x" * 70
+WEB_SEARCH_TOOL = {
+    "name": "web_search",
+    "description": "Searches the web and returns relevant results.",
+    "inputSchema": EMPTY_INPUT,
+    "annotations": WEB_SEARCH_HINTS,
+    "kind": "provider",
+    "config": {"provider": "web_search", "allowedDomains": ["docs.example.com"]},
+}
+"""A ``WebSearchTool`` limited to ``docs.example.com``, normalized (agent-package §2.3, §3.10)."""
 
 
 def span(line: int, end_line: int | None = None) -> dict[str, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_support import EMPTY_INPUT, FUNCTION_HINTS, GET_HINTS, HTTP_OUTPUT, POST_HINTS, SCHEMA, WEB_SEARCH_HINTS
+from agent_support import EMPTY_INPUT, FUNCTION_HINTS, GET_HINTS, HTTP_OUTPUT, POST_HINTS, SCHEMA, WEB_SEARCH_TOOL
 from corpus_agents import (
     CHAT_TOOL_CONTEXT,
     CONTEXT_DESCRIPTIONS,
@@ -34,14 +34,7 @@ SHOP = {"name": "shop", "baseUrl": "https://api.example.com"}
 
 def expected_tools() -> list[dict[str, Any]]:
     return [
-        {
-            "name": "web_search",
-            "description": "Searches the web and returns relevant results.",
-            "inputSchema": EMPTY_INPUT,
-            "annotations": WEB_SEARCH_HINTS,
-            "kind": "provider",
-            "config": {"provider": "web_search", "allowedDomains": ["docs.example.com"]},
-        },
+        WEB_SEARCH_TOOL,
         {
             "name": "find_plans",
             "description": "Finds the plans that fit a team.",

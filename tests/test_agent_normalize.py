@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from agent_support import (
-    EMPTY_INPUT,
     FIND_PLANS_INPUT,
     FIND_PLANS_OUTPUT,
     FUNCTION_HINTS,
@@ -18,7 +17,7 @@ from agent_support import (
     POST_HINTS,
     SCHEMA,
     TOOL_CONTEXT,
-    WEB_SEARCH_HINTS,
+    WEB_SEARCH_TOOL,
     FakeSchemaSource,
     support_agent_value,
 )
@@ -45,14 +44,7 @@ EXPECTED_SUPPORT_DEFINITION: dict[str, Any] = {
             "kind": "function",
             "config": {"function": {"module": "main.nx", "name": "findPlans"}, "contextParameters": []},
         },
-        {
-            "name": "web_search",
-            "description": "Searches the web and returns relevant results.",
-            "inputSchema": EMPTY_INPUT,
-            "annotations": WEB_SEARCH_HINTS,
-            "kind": "provider",
-            "config": {"provider": "web_search", "allowedDomains": ["docs.example.com"]},
-        },
+        WEB_SEARCH_TOOL,
         {
             "name": "lookup_order",
             "description": "Looks an order up by its identifier.",

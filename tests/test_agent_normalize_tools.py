@@ -21,7 +21,7 @@ from agent_support import (
     LONG_NAME,
     SCHEMA,
     TOOL_CONTEXT,
-    WEB_SEARCH_HINTS,
+    WEB_SEARCH_TOOL,
     FakeSchemaSource,
     agent,
     connection,
@@ -508,14 +508,7 @@ def test_unknown_schema_keywords_are_kept_byte_for_byte() -> None:
 # 94.
 def test_a_web_search_tool_is_a_provider_tool_with_its_domains() -> None:
     tool = only_tool(normalize(agent(web_search_tool(allowedDomains=["docs.example.com"]))))
-    assert tool == {
-        "name": "web_search",
-        "description": "Searches the web and returns relevant results.",
-        "inputSchema": EMPTY_INPUT,
-        "annotations": WEB_SEARCH_HINTS,
-        "kind": "provider",
-        "config": {"provider": "web_search", "allowedDomains": ["docs.example.com"]},
-    }
+    assert tool == WEB_SEARCH_TOOL
     assert list(tool) == ["name", "description", "inputSchema", "annotations", "kind", "config"]
 
 
