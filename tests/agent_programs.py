@@ -268,3 +268,15 @@ def http_definition() -> dict[str, Any]:
         http_tool("body_on_get", "placeOrder", "get", "/orders", []),
     ]
     return {"formatVersion": 1, "name": "support", "instructions": "Be brief.", "documents": [], "limits": {}, "tools": tools}
+
+
+def failed(result: Any) -> Any:
+    """``result``, checked to be a failure."""
+    assert result["ok"] is False, result
+    return result
+
+
+def succeeded(result: Any) -> Any:
+    """``result``, checked to be a success."""
+    assert result["ok"] is True, result
+    return result

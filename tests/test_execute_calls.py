@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_programs import LONG_NAME, execute_definition, link_execute_program
+from agent_programs import LONG_NAME, execute_definition, failed, link_execute_program, succeeded
 from nx_agent import ir
 from nx_agent.agent import NxAgentToolError
 from nx_agent.agent.cancel import CancelToken
@@ -41,16 +41,6 @@ TOOLS = tools_with()
 
 def run(name: str, input: Any, *, call_id: Any = "t1:0:0", tools: dict[str, Any] = TOOLS, **call: Any) -> Any:
     return tools[name].execute(input, call_id=call_id, **call)
-
-
-def failed(result: Any) -> Any:
-    assert result["ok"] is False, result
-    return result
-
-
-def succeeded(result: Any) -> Any:
-    assert result["ok"] is True, result
-    return result
 
 
 def input_of_size(size: int) -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import pytest
 
-from agent_programs import http_definition, link_execute_program
+from agent_programs import failed, http_definition, link_execute_program, succeeded
 from nx_agent import build_http_request, ir
 from nx_agent.agent import NxAgentToolError
 from nx_agent.agent.cancel import CancelToken
@@ -54,16 +54,6 @@ def run(name: str, input: Any, request: Any, *, call_id: str = "t1:0:0", options
 def evaluate(tool: str | Any, input: Any, *, call_id: str = "t1:0:0", options: dict[str, Any] | None = None, **call: Any) -> Any:
     stored = definition_of(tool) if isinstance(tool, str) else tool
     return evaluate_http_arguments(stored, PROGRAM, input, call_id=call_id, **call, **(options or {}))
-
-
-def failed(result: Any) -> Any:
-    assert result["ok"] is False, result
-    return result
-
-
-def succeeded(result: Any) -> Any:
-    assert result["ok"] is True, result
-    return result
 
 
 def test_the_hosts_function_makes_the_call_and_its_answer_is_the_output() -> None:  # 180
