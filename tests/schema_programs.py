@@ -19,7 +19,20 @@ from corpus import corpus_dir
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TOOL_CONTEXT = {"module": "@nx/agent/agent.nx", "name": "ToolContext"}
 
-# Declarations several schema programs hold (conformance-cases.md §E's abstract record and update record).
+# Declarations several schema programs hold (conformance-cases.md §E's primitives, abstract record
+# and update record).
+SIZES = """
+record Sizes
+  s: string required
+  f: boolean required
+  n: int required
+  a: int32 required
+  b: int64 required
+  c: float32 required
+  d: float64 required
+  o: object required
+"""
+
 SHAPES = """
 record Shape abstract
   label: string?

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from nx_agent.schema import SchemaError, function_schema, type_schema
-from schema_programs import DIALECT, SHAPES, USER_UPDATE, agent_library, dumps, main, module, program
+from schema_programs import DIALECT, SHAPES, SIZES, USER_UPDATE, agent_library, dumps, main, module, program
 
 SOURCE_ONLY = {
     "E5": "the result type is inferred; an image records no inferred result (tested through the "
@@ -184,19 +184,6 @@ def test_e11_first_mention_order() -> None:
     assert dumps(output).startswith('{"$schema":')
     assert list(output["$defs"]) == ["A", "B", "C"]
     assert '"properties":{"$type":{"const":"A"},"b":' in dumps(output)
-
-
-SIZES = """
-record Sizes
-  s: string required
-  f: boolean required
-  n: int required
-  a: int32 required
-  b: int64 required
-  c: float32 required
-  d: float64 required
-  o: object required
-"""
 
 
 def test_e12_primitives() -> None:

@@ -13,20 +13,11 @@ import pytest
 
 from nx_agent import ir
 from nx_agent.schema import function_schema, validate_input, validator_for
-from schema_programs import DIALECT, SHAPES, dumps, main, program
+from schema_programs import DIALECT, SHAPES, SIZES, dumps, main, program
 
 PRIMITIVES = main(
-    """
-record Sizes
-  s: string required
-  f: boolean required
-  n: int required
-  a: int32 required
-  b: int64 required
-  c: float32 required
-  d: float64 required
-  o: object required
-
+    SIZES
+    + """
 function echo(s: string, f: boolean, n: int, a: int32, b: int64, c: float32, d: float64, o: object): string =
   s
 
