@@ -51,7 +51,6 @@ record Booking
 """
 
 
-
 def fn(text: str, ref: dict[str, str], **options: object) -> dict[str, object]:
     return function_schema(program(text), ref, **options)  # type: ignore[arg-type]
 
@@ -431,8 +430,6 @@ def test_e38_alias_resolved_at_the_parameter_and_through_descriptions() -> None:
     assert "schema" not in bare and bare["diagnostics"][0]["code"] == "schema-inexpressible-type"
     described = type_schema(p, {"name": "Names"}, descriptions={"modules": {"main.nx": {"types": {"Names": {"alias": "string+"}}}}})
     assert described["schema"]["type"] == "array"
-
-
 
 
 def test_e39_update_record_output() -> None:
