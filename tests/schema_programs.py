@@ -19,8 +19,8 @@ from corpus import corpus_dir
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TOOL_CONTEXT = {"module": "@nx/agent/agent.nx", "name": "ToolContext"}
 
-# Declarations several schema programs hold (conformance-cases.md §E's primitives, abstract record
-# and update record).
+# Declarations several schema programs hold (conformance-cases.md §E's primitives, constant union,
+# abstract record and update record).
 SIZES = """
 record Sizes
   s: string required
@@ -31,6 +31,15 @@ record Sizes
   c: float32 required
   d: float64 required
   o: object required
+"""
+
+HTTP_METHOD = """
+union HttpMethod
+  case get constant
+  case post constant
+  case put constant
+  case patch constant
+  case delete constant
 """
 
 SHAPES = """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from nx_agent.schema import SchemaError, function_schema, type_schema
-from schema_programs import DIALECT, SHAPES, SIZES, USER_UPDATE, agent_library, dumps, main, module, program
+from schema_programs import DIALECT, HTTP_METHOD, SHAPES, SIZES, USER_UPDATE, agent_library, dumps, main, module, program
 
 SOURCE_ONLY = {
     "E5": "the result type is inferred; an image records no inferred result (tested through the "
@@ -310,16 +310,6 @@ def test_e25_exact_and_abstract_sites() -> None:
     assert dumps(schema["properties"]["exact"]) == '{"$ref":"#/$defs/Circle"}'
     assert list(schema["$defs"]) == ["Circle"]
     assert schema["$defs"]["Circle"]["required"] == ["$type", "r"]
-
-
-HTTP_METHOD = """
-union HttpMethod
-  case get constant
-  case post constant
-  case put constant
-  case patch constant
-  case delete constant
-"""
 
 
 def test_e26_constant_union() -> None:

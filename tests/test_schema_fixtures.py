@@ -13,7 +13,7 @@ import pytest
 
 from nx_agent import ir
 from nx_agent.schema import function_schema, validate_input, validator_for
-from schema_programs import DIALECT, SHAPES, SIZES, dumps, main, program
+from schema_programs import DIALECT, HTTP_METHOD, SHAPES, SIZES, dumps, main, program
 
 PRIMITIVES = main(
     SIZES
@@ -90,14 +90,8 @@ function page(size: int = 20, label: string = "items"): int =
 )
 
 UNIONS = main(
-    """
-union HttpMethod
-  case get constant
-  case post constant
-  case put constant
-  case patch constant
-  case delete constant
-
+    HTTP_METHOD
+    + """
 function method(m: HttpMethod = HttpMethod.get): HttpMethod =
   m
 
