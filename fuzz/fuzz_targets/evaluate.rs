@@ -1,7 +1,23 @@
 //! `evaluate_function` / `call_function` of fuzzed images with fuzzed host values under a small
-//! budget and input size limit (`nx_ir_core::testing::fuzz::evaluate_case`).
+//! budget and input size limit (`nx_ir_core::testing::fuzz::evaluate_case`). Half the mutations
+//! are structured (`mutate_evaluate_case`: an image decoded, changed as a model and encoded, so
+//! that it mostly still prepares and reaches the evaluator), half are libFuzzer's own.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};
+use nx_ir_core::testing::fuzz::{evaluate_case, mutate_evaluate_case};
 
-fuzz_target!(|data: &[u8]| nx_ir_core::testing::fuzz::evaluate_case(data));
+fuzz_target!(|data: &[u8]| evaluate_case(data));
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    if seed % 2 == 0 {
+        let seed = u64::from(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        if let Some(mutated) = mutate_evaluate_case(&data[..size], seed) {
+            if mutated.len() <= max_size {
+                data[..mutated.len()].copy_from_slice(&mutated);
+                return mutated.len();
+            }
+        }
+    }
+    fuzzer_mutate(data, size, max_size)
+});

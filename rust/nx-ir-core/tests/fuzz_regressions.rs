@@ -1,9 +1,14 @@
 //! Every input a fuzz target (`fuzz/` at the repository root) crashed, hung or ran out of memory
 //! on, kept under `tests/regressions/<target>/` and replayed through the target's own case
 //! (`nx_ir_core::testing::fuzz`): each must now finish, quickly, without a panic. The cases
-//! themselves assert what a refusal and a result must be.
+//! themselves assert what a refusal and a result must be. And a fixed sample of the evaluate
+//! target's structured mutations of every corpus program, as a deterministic smoke of both.
 
-use nx_ir_core::testing::fuzz::{evaluate_case, link_case, prepare_case};
+mod support;
+
+use nx_ir_core::image::PreparedModule;
+use nx_ir_core::testing::fuzz::{evaluate_case, link_case, mutate_evaluate_case, prepare_case, write_chunks, Bytes};
+use support::corpus;
 use std::path::Path;
 use std::sync::mpsc;
 use std::thread;
@@ -57,4 +62,44 @@ fn link_program_regressions() {
 #[test]
 fn evaluate_regressions() {
     assert!(replay("evaluate", evaluate_case) >= 1);
+}
+
+/// Per corpus program, an evaluate input calling each function entrypoint with no arguments
+/// over its stripped images, mutated with 16 fixed seeds: most mutants still prepare (the point
+/// of the structured mutation), and every one evaluates without a panic.
+#[test]
+fn structured_mutations_of_the_corpus_evaluate() {
+    let Some(dir) = corpus::dir_or_skip("structured mutations") else {
+        return;
+    };
+    let (mut mutants, mut prepared) = (0usize, 0usize);
+    for program in corpus::programs(&dir) {
+        let texts = corpus::program_texts(&program);
+        let linked = corpus::linked(&texts);
+        let images: Vec<(String, Vec<u8>)> = corpus::variant(&program, &texts, false)
+            .into_iter()
+            .map(|input| (input.identity.clone(), input.image(&linked).expect("a corpus text assembles")))
+            .collect();
+        for (identity, _) in &images {
+            let mut parts: Vec<&[u8]> = images.iter().filter(|(i, _)| i == identity).map(|(_, b)| b.as_slice()).collect();
+            parts.extend(images.iter().filter(|(i, _)| i != identity).map(|(_, b)| b.as_slice()));
+            // flags 0: evaluate_function; the call: entrypoint 0, budget and limits from the flags.
+            let call = [0u8; 11];
+            let mut input = vec![0u8];
+            input.extend(write_chunks(&[&call]));
+            input.extend(write_chunks(&parts));
+            evaluate_case(&input);
+            for seed in 1..=16u64 {
+                let mutant = mutate_evaluate_case(&input, seed * 0x9E37_79B9).expect("the corpus images prepare");
+                let mut bytes = Bytes::new(&mutant);
+                bytes.u8();
+                let chunks: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
+                mutants += 1;
+                prepared += usize::from(chunks[1..].iter().all(|c| PreparedModule::from_slice(c).is_ok()));
+                evaluate_case(&mutant);
+            }
+        }
+    }
+    println!("structured mutations: {prepared} of {mutants} prepare");
+    assert!(mutants > 0 && prepared * 2 > mutants, "{prepared} of {mutants}");
 }

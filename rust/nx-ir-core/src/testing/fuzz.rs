@@ -31,7 +31,7 @@ use crate::eval::{
 use crate::explain::explain_image;
 use crate::image::PreparedModule;
 use crate::link::{LinkOptions, Program};
-use crate::model::Decl;
+use crate::model::{Constant, Decl, Field, Module, Node, Prop};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -516,4 +516,299 @@ fn check_measure(value: &HostValue, limit: Option<u64>) {
     } else {
         assert!(bounded > limit, "the size {exact} measured as {bounded} under the limit {limit}");
     }
+}
+
+// ---- the evaluate target's structured mutation ------------------------------------------------
+
+/// xorshift64*: the structured mutation's choices, from libFuzzer's seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// The node-index operands of a node.
+fn node_operands(node: &mut Node) -> Vec<&mut u32> {
+    fn props(props: &mut [Prop]) -> impl Iterator<Item = &mut u32> {
+        props.iter_mut().map(|p| &mut p.value)
+    }
+    match node {
+        Node::Bool { .. } | Node::String { .. } | Node::Number { .. } | Node::Slot { .. } | Node::Reference(_) => Vec::new(),
+        Node::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+        Node::Coalesce { left, right } => vec![left, right],
+        Node::Unary { operand, .. } | Node::Text { operand, .. } | Node::Exists { operand } => vec![operand],
+        Node::Member { base, .. } | Node::OptionalMember { base, .. } => vec![base],
+        Node::ActionHandler { body, .. } => vec![body],
+        Node::Call { callee, args } => std::iter::once(callee).chain(args.iter_mut().flatten()).collect(),
+        Node::Intrinsic { args, .. } => args.iter_mut().collect(),
+        Node::Array { items } => items.iter_mut().collect(),
+        Node::If { cond, then, otherwise } => [cond, then].into_iter().chain(otherwise.iter_mut()).collect(),
+        Node::IfIs { scrutinee, arms, otherwise } => std::iter::once(scrutinee)
+            .chain(arms.iter_mut().map(|arm| &mut arm.body))
+            .chain(otherwise.iter_mut())
+            .collect(),
+        Node::For(l) | Node::ForRange(l) => vec![&mut l.iterable, &mut l.body],
+        Node::Record { props: p, content, .. }
+        | Node::UnionCase { props: p, content, .. }
+        | Node::Element { props: p, content, .. }
+        | Node::Component { props: p, content, .. } => props(p).chain(content.iter_mut()).collect(),
+        Node::NamedCall { callee, args } => std::iter::once(callee).chain(props(args)).collect(),
+    }
+}
+
+/// Removes or repeats one item of a list.
+fn edit_list<T: Clone>(rng: &mut Rng, items: &mut Vec<T>) {
+    if items.is_empty() {
+        return;
+    }
+    let at = rng.below(items.len());
+    if rng.below(2) == 0 {
+        items.remove(at);
+    } else {
+        let item = items[at].clone();
+        items.insert(rng.below(items.len() + 1), item);
+    }
+}
+
+/// Edits one variable-length part of a node: arguments, items, properties, content, arms.
+fn edit_node_lists(rng: &mut Rng, node: &mut Node) {
+    match node {
+        Node::Call { args, .. } => {
+            if !args.is_empty() && rng.below(3) == 0 {
+                let at = rng.below(args.len());
+                args[at] = None;
+            } else {
+                edit_list(rng, args);
+            }
+        }
+        Node::Intrinsic { args, order, .. } => {
+            if rng.below(2) == 0 {
+                edit_list(rng, args)
+            } else {
+                edit_list(rng, order)
+            }
+        }
+        Node::Array { items } => edit_list(rng, items),
+        Node::IfIs { arms, .. } => edit_list(rng, arms),
+        Node::NamedCall { args, .. } => edit_list(rng, args),
+        Node::Record { props, content, .. }
+        | Node::UnionCase { props, content, .. }
+        | Node::Element { props, content, .. }
+        | Node::Component { props, content, .. } => {
+            if rng.below(2) == 0 {
+                edit_list(rng, props)
+            } else {
+                edit_list(rng, content)
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Sets one operand that is not a node index: an operator, a slot, a string or constant index,
+/// a flag.
+fn edit_node_scalar(rng: &mut Rng, node: &mut Node, strings: usize, constants: usize) {
+    match node {
+        Node::Bool { value } => *value = rng.pick(&[0, 1, 2, u32::MAX]),
+        Node::String { value } => *value = rng.below(strings) as u32,
+        Node::Number { constant } => *constant = rng.below(constants) as u32,
+        Node::Slot { slot, .. } => *slot = slot.wrapping_add(rng.pick(&[1, u32::MAX, 2, 100])),
+        Node::Binary { op, .. } => *op = rng.below(21) as u32,
+        Node::Unary { op, .. } => *op = rng.below(3) as u32,
+        Node::Intrinsic { op, .. } => *op = rng.below(5) as u32,
+        Node::Text { type_name, .. } => *type_name = rng.below(strings) as u32,
+        Node::Member { member, .. } | Node::OptionalMember { member, .. } => *member = rng.below(strings) as u32,
+        Node::For(l) | Node::ForRange(l) => match rng.below(3) {
+            0 => l.item_slot = l.item_slot.wrapping_add(rng.pick(&[1, u32::MAX])),
+            1 => l.index_slot = if l.index_slot.is_some() { None } else { Some(l.item_slot.wrapping_add(1)) },
+            _ => std::mem::swap(&mut l.iterable, &mut l.body),
+        },
+        Node::If { cond, then, otherwise } => match rng.below(2) {
+            0 => std::mem::swap(cond, then),
+            _ => *otherwise = if otherwise.is_some() { None } else { Some(*then) },
+        },
+        Node::UnionCase { case, .. } => *case = case.wrapping_add(rng.pick(&[1, u32::MAX])),
+        _ => {}
+    }
+}
+
+/// Changes one constant to a value the evaluator must handle at its edges.
+fn edit_constant(rng: &mut Rng, constant: &mut Constant, strings: usize) {
+    const INTS: [i64; 10] = [0, 1, -1, 2, i64::MIN, i64::MAX, 9_007_199_254_740_993, -9_007_199_254_740_993, 1 << 32, 1_000_000];
+    const FLOATS: [f64; 9] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.5, 1e308, 9_007_199_254_740_992.0, 5e-324, -1.5];
+    *constant = match rng.below(4) {
+        0 => Constant::Int(rng.pick(&INTS)),
+        1 => Constant::Float(rng.pick(&FLOATS)),
+        2 => Constant::BigInt { digits: rng.below(strings) as u32 },
+        _ => match *constant {
+            Constant::Int(v) => Constant::Int(v.wrapping_add(rng.pick(&[1, -1, 1000]))),
+            Constant::Float(v) => Constant::Float(-v),
+            other => other,
+        },
+    };
+}
+
+/// Changes one declaration: a function's body, result or parameters, a value's initializer, a
+/// field's type, default or flags.
+fn edit_declaration(rng: &mut Rng, decl: &mut Decl, nodes: usize, types: usize) {
+    let node = |rng: &mut Rng| rng.below(nodes) as u32;
+    let edit_field = |rng: &mut Rng, fields: &mut Vec<Field>| {
+        if fields.is_empty() {
+            return;
+        }
+        if rng.below(4) == 0 {
+            return edit_list(rng, fields);
+        }
+        let at = rng.below(fields.len());
+        let field = &mut fields[at];
+        match rng.below(3) {
+            0 => field.ty = rng.below(types) as u32,
+            1 => field.default = if field.default.is_some() && rng.below(2) == 0 { None } else { Some(node(rng)) },
+            _ => field.flags ^= 1 << rng.below(2),
+        }
+    };
+    match decl {
+        Decl::Function { params, body, result, result_flags, .. } => match rng.below(4) {
+            0 => *body = node(rng),
+            1 => *result = if rng.below(3) == 0 { None } else { Some(rng.below(types) as u32) },
+            2 => *result_flags ^= 1,
+            _ => edit_field(rng, params),
+        },
+        Decl::Value { init, ty, .. } => {
+            if rng.below(2) == 0 {
+                *init = node(rng)
+            } else {
+                *ty = ty.map_or(Some(rng.below(types) as u32), |_| None)
+            }
+        }
+        Decl::Record { fields, .. } => edit_field(rng, fields),
+        Decl::Component { props, state, .. } => {
+            if rng.below(2) == 0 {
+                edit_field(rng, props)
+            } else {
+                edit_field(rng, state)
+            }
+        }
+        Decl::Union { cases, .. } => {
+            let at = rng.below(cases.len());
+            if let Some(case) = cases.get_mut(at) {
+                if rng.below(3) == 0 {
+                    case.is_constant ^= 1;
+                } else {
+                    edit_field(rng, &mut case.fields);
+                }
+            }
+        }
+        Decl::TypeAlias { .. } => {}
+    }
+}
+
+/// One change to a module's model.
+fn mutate_model(rng: &mut Rng, model: &mut Module) {
+    let (strings, constants, types, nodes) =
+        (model.strings.len(), model.constants.len(), model.types.len(), model.nodes.len());
+    match rng.below(8) {
+        // Point a node operand at another (earlier) node.
+        0 | 1 if nodes > 1 => {
+            let at = 1 + rng.below(nodes - 1);
+            let target = rng.below(at) as u32;
+            let mut operands = node_operands(&mut model.nodes[at]);
+            if !operands.is_empty() {
+                let which = rng.below(operands.len());
+                *operands[which] = target;
+            }
+        }
+        // Copy a node over a later one (its operands stay earlier).
+        2 if nodes > 1 => {
+            let at = 1 + rng.below(nodes - 1);
+            let from = rng.below(at);
+            model.nodes[at] = model.nodes[from].clone();
+        }
+        // A new node over earlier ones, made a function's body or a value's initializer.
+        3 if nodes > 0 => {
+            let (a, b) = (rng.below(nodes) as u32, rng.below(nodes) as u32);
+            let node = match rng.below(6) {
+                0 => Node::Binary { op: rng.below(20) as u32, lhs: a, rhs: b },
+                1 => Node::Array { items: vec![a, b, a] },
+                2 => Node::Coalesce { left: a, right: b },
+                3 => Node::If { cond: a, then: b, otherwise: Some(a) },
+                4 => Node::Call { callee: a, args: vec![Some(b), None] },
+                _ => Node::Unary { op: rng.below(2) as u32, operand: a },
+            };
+            model.nodes.push(node);
+            let new = nodes as u32;
+            let at = rng.below(model.declarations.len().max(1));
+            match model.declarations.get_mut(at) {
+                Some(Decl::Function { body, .. }) => *body = new,
+                Some(Decl::Value { init, .. }) => *init = new,
+                _ => {}
+            }
+        }
+        4 if nodes > 0 => {
+            let at = rng.below(nodes);
+            edit_node_lists(rng, &mut model.nodes[at]);
+        }
+        5 if nodes > 0 => {
+            let at = rng.below(nodes);
+            edit_node_scalar(rng, &mut model.nodes[at], strings, constants);
+        }
+        6 if constants > 0 => {
+            let at = rng.below(constants);
+            edit_constant(rng, &mut model.constants[at], strings);
+        }
+        _ if !model.declarations.is_empty() => {
+            let at = rng.below(model.declarations.len());
+            edit_declaration(rng, &mut model.declarations[at], nodes, types);
+        }
+        _ => {}
+    }
+    if let Some(debug) = &mut model.debug {
+        debug.node_spans.resize(model.nodes.len(), None);
+    }
+}
+
+/// The evaluate target's structured mutation: one image of the input decoded, one to three
+/// changes made to its model (a node operand pointed at another node, a node copied or added, an
+/// argument, item or property dropped or repeated, an operator, slot or constant changed, a
+/// declaration's body, result, parameter type, default or flags changed) and encoded again, so
+/// that mutated images mostly still prepare and reach the evaluator. `None` when no image of the
+/// input prepares.
+pub fn mutate_evaluate_case(data: &[u8], seed: u64) -> Option<Vec<u8>> {
+    let mut rng = Rng(seed | 1);
+    let mut bytes = Bytes::new(data);
+    let flags = bytes.u8();
+    let parts: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
+    let images: Vec<usize> = (1..parts.len()).filter(|&i| PreparedModule::from_slice(parts[i]).is_ok()).collect();
+    if images.is_empty() {
+        return None;
+    }
+    let chosen = images[rng.below(images.len())];
+    let mut model = PreparedModule::from_slice(parts[chosen]).ok()?.to_model();
+    for _ in 0..=rng.below(3) {
+        mutate_model(&mut rng, &mut model);
+    }
+    let image = crate::writer::encode(&model);
+    let mut parts: Vec<&[u8]> = parts;
+    parts[chosen] = &image;
+    let mut out = vec![flags];
+    out.extend(write_chunks(&parts));
+    Some(out)
 }
