@@ -274,4 +274,8 @@ def describe_value(value: object) -> str:
         return f"the number {js_number_text(value)}"
     if callable(value):
         return f"the function {getattr(value, '__name__', type(value).__name__)}"
-    return f"the {type(value).__name__} {value!s}"
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - a host object whose own __str__ raises: its type alone
+        return f"a {type(value).__name__}"
+    return f"the {type(value).__name__} {text}"

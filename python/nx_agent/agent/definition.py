@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypedDict, Union
 
 from .._js import json_text
+from ..json_tree import read_json_tree
 
 __all__ = [
     "AGENT_DEFINITION_FORMAT_VERSION",
@@ -233,5 +234,7 @@ def definition_text(definition: Mapping[str, Any]) -> str:
 
     That is ``JSON.stringify(definition)``: compact, no spaces, non-ASCII characters written as
     themselves. ``json.loads(definition_text(d)) == d`` for every definition ``normalize_agent`` returns.
+    Raises :class:`~nx_agent.json_tree.HostValueError` (an ``NxError`` and a ``TypeError``) for a value
+    that is not a JSON tree of at most 256 levels.
     """
-    return json_text(definition)
+    return json_text(read_json_tree(definition))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._js import json_quote
+from ..json_tree import HostValueError, read_json_tree
 from .definition import AGENT_DEFINITION_FORMAT_VERSION
 from .describe import MISSING, describe_value, is_empty, is_number
 from .diagnostics import NxAgentDiagnostic
@@ -171,6 +172,12 @@ def normalize_agent(
     schema source's report of an unknown function, which becomes a diagnostic.
     """
     report = Report()
+    try:
+        # Read as the runtime reads a host value: from storage, at most 256 levels, no cycles.
+        value = read_json_tree(value, strict=False)
+    except HostValueError as error:
+        report.error("nx-agent-not-an-agent", "", f"The value cannot be read as an 'Agent': {error}")
+        return NormalizeAgentResult(ok=False, definition=None, diagnostics=report.diagnostics)
     if not isinstance(value, Mapping) or value.get("$type") != "Agent":
         report.error("nx-agent-not-an-agent", "", f"The value is {describe_value(value)}, not an 'Agent'.")
         return NormalizeAgentResult(ok=False, definition=None, diagnostics=report.diagnostics)

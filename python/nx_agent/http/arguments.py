@@ -28,20 +28,21 @@ class HttpArgumentsData(_HttpArgumentsLists, total=False):
 
 
 def _param_list(value: dict[str, object], key: str) -> list[HttpParam] | str:
-    if key not in value:
+    # Dicts and lists, subclasses too, are read from their storage: none of their own methods runs.
+    if not dict.__contains__(value, key):
         return []
-    held = value[key]
+    held = dict.__getitem__(value, key)
     if not isinstance(held, list):
         return f"'{key}' is not a list"
     params: list[HttpParam] = []
-    for index, item in enumerate(held):
+    for index, item in enumerate(list.__iter__(held)):
         if not isinstance(item, dict):
             return f"'{key}[{index}]' is not a record with a string 'name' and a string 'value'"
-        name = item.get("name")
-        param_value = item.get("value")
+        name = dict.get(item, "name")
+        param_value = dict.get(item, "value")
         if not isinstance(name, str) or not isinstance(param_value, str):
             return f"'{key}[{index}]' is not a record with a string 'name' and a string 'value'"
-        params.append({"name": name, "value": param_value})
+        params.append({"name": str.__str__(name), "value": str.__str__(param_value)})
     return params
 
 
@@ -62,6 +63,6 @@ def read_http_arguments(value: object) -> Union[HttpArgumentsData, str]:
     if isinstance(query, str):
         return query
     data: HttpArgumentsData = {"pathParams": path_params, "query": query}
-    if "body" in value:
-        data["body"] = value["body"]
+    if dict.__contains__(value, "body"):
+        data["body"] = dict.__getitem__(value, "body")
     return data

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from ..json_tree import HostValueError, read_json_tree
 from .errors import INEXPRESSIBLE_TYPE, SchemaError, diagnostic
 
 
@@ -69,7 +70,17 @@ def validate_input(schema_answer: Mapping[str, Any], value: Any) -> list[Validat
     (or against a bare schema): an empty list when it is valid. Raises :class:`SchemaError` for
     an answer with no input schema."""
     validator = validator_for(_schema_of(schema_answer))
-    return [{"path": _pointer(e.instance_path), "message": e.message} for e in validator.iter_errors(value)]
+    try:
+        errors = list(validator.iter_errors(value))
+    except (ValueError, TypeError, UnicodeError, RecursionError):
+        # Not a JSON value jsonschema-rs can read: say what (a HostValueError, an NxError) or, once it
+        # is read as a plain tree (subclasses and their keys made plain), validate that.
+        plain = read_json_tree(value)
+        try:
+            errors = list(validator.iter_errors(plain))
+        except UnicodeError as error:
+            raise HostValueError("The value holds a string with a lone surrogate, which is not UTF-8 text.") from error
+    return [{"path": _pointer(e.instance_path), "message": e.message} for e in errors]
 
 
 _META: list[Any] = []
