@@ -686,7 +686,7 @@ impl<'p> Machine<'p> {
         let prog: &'p CompiledProgram = self.prog;
         match (&prog.decl(module, decl).kind, case) {
             (CDeclKind::Record { fields, update_target, .. }, None) => (fields, update_target.is_some()),
-            (CDeclKind::Union { cases }, Some(c)) => (cases.get(c as usize).map(|c| &*c.fields).unwrap_or(&[]), false),
+            (CDeclKind::Union { cases, .. }, Some(c)) => (cases.get(c as usize).map(|c| &*c.fields).unwrap_or(&[]), false),
             (CDeclKind::Component { props, .. }, _) => (props, false),
             _ => (&[], false),
         }
@@ -797,7 +797,7 @@ impl<'p> Machine<'p> {
     fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32) -> IrResult<Value> {
         if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
             let prog = self.prog;
-            if let CDeclKind::Union { cases } = &prog.decl(*module, *decl).kind {
+            if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
                 if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
                     if !found.is_constant {
                         self.charge_node(cx, node)?;
@@ -1061,7 +1061,7 @@ impl<'p> Machine<'p> {
         let (module, decl) = self.resolve(cx, index, target)?;
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
-        let CDeclKind::Union { cases } = &declaration.kind else {
+        let CDeclKind::Union { cases, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::UNION, format!("'{name}' is not a union."));
         };
         let Some(found) = cases.iter().find(|c| c.name == *case) else {

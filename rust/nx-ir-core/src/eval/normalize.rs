@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
-use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Target};
+use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
 use super::machine::{integral, Cx, Frame, Machine};
 use super::text::float64_text;
 use super::value::{CaseValue, FunctionRef, Name, Record, Value};
@@ -237,9 +237,9 @@ impl<'p> Machine<'p> {
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(cx, &value, path)?;
                 if let Some(tn) = record.type_name.clone().filter(|t| **t != **display) {
-                    let (sm, sd) = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
-                    let scx = Cx { module: sm, decl: sd, depth: cx.depth };
-                    let (sub_fields, _) = self.shape_fields(sm, sd, None);
+                    let shape = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
+                    let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
+                    let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
                     let mut frame = Frame::new();
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
                     return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
@@ -255,7 +255,7 @@ impl<'p> Machine<'p> {
                 let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
                 Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
             }
-            CDeclKind::Union { cases } => {
+            CDeclKind::Union { cases, .. } => {
                 if let Some(text) = value.as_text() {
                     return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
                         Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&case.name) }))),
@@ -290,6 +290,8 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The shape a `$type` names where a value of the record `expected` is asked for: a record
+    /// or a non-constant union case whose declaration directly extends `expected`.
     fn resolve_subtype(
         &self,
         cx: Cx,
@@ -298,35 +300,36 @@ impl<'p> Machine<'p> {
         expected_decl: u32,
         expected: &str,
         path: &Path<'_>,
-    ) -> IrResult<(u32, u32)> {
+    ) -> IrResult<Shape> {
         let prog = self.prog;
-        let candidates: Vec<(u32, u32)> = prog
+        let extends_expected = |bases: &[Target]| {
+            bases.iter().any(|b| matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl))
+        };
+        let candidates: Vec<Shape> = prog
             .shapes
             .get(discriminator)
             .map(|shapes| {
                 shapes
                     .iter()
-                    .filter(|s| s.case.is_none())
                     .filter(|s| match &prog.decl(s.module, s.decl).kind {
-                        CDeclKind::Record { bases, .. } => bases.iter().any(|b| {
-                            matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl)
-                        }),
+                        CDeclKind::Record { bases, .. } => s.case.is_none() && extends_expected(bases),
+                        CDeclKind::Union { bases, .. } => s.case.is_some() && extends_expected(bases),
                         _ => false,
                     })
-                    .map(|s| (s.module, s.decl))
+                    .copied()
                     .collect()
             })
             .unwrap_or_default();
         match candidates.as_slice() {
             [] => Err(self.located(cx, boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")))),
-            [(m, d)] => {
-                if matches!(prog.decl(*m, *d).kind, CDeclKind::Record { is_abstract: true, .. }) {
+            [shape] => {
+                if shape.case.is_none() && matches!(prog.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
                     return Err(self.located(
                         cx,
                         boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")),
                     ));
                 }
-                Ok((*m, *d))
+                Ok(*shape)
             }
             more => Err(self.located(
                 cx,
