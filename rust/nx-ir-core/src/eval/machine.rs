@@ -164,7 +164,7 @@ impl<'p> Machine<'p> {
 
     /// The node charge and nesting check, without the nesting (a callee resolved in place, a
     /// pattern read without being built).
-    #[inline]
+    #[inline(always)]
     fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         // The stack is measured every 8 levels of nesting: one level uses a bounded amount, so
         // the guard overshoots by a few KiB at most.
@@ -212,9 +212,29 @@ impl<'p> Machine<'p> {
     // ---- nodes ------------------------------------------------------------------------------
 
     /// Evaluates node `index` of `cx.module`.
-    #[inline]
+    #[inline(always)]
     pub fn eval(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
         self.charge_node(cx, index)?;
+        // A local slot holding a scalar, or an integer literal, is read in place: a leaf
+        // evaluates nothing below it, so entering its nesting level would check nothing.
+        let prog: &'p CompiledProgram = self.prog;
+        if let Some(node) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(index as usize)) {
+            match node {
+                CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
+                    Some(Some(Value::Int(i))) => return Ok(Value::Int(*i)),
+                    Some(Some(Value::Bool(b))) => return Ok(Value::Bool(*b)),
+                    _ => {}
+                },
+                CNode::Int(i) => return Ok(Value::Int(*i)),
+                _ => {}
+            }
+        }
+        self.eval_nested(cx, frame, index)
+    }
+
+    /// A node below which evaluation nests: one level deeper while it runs.
+    #[inline(never)]
+    fn eval_nested(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
         self.nesting += 1;
         let result = self.eval_node(cx, frame, index);
         self.nesting -= 1;
@@ -418,7 +438,7 @@ impl<'p> Machine<'p> {
         Ok(items)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn place(&mut self, cx: Cx, node: u32, items: &mut Vec<Value>, value: Value) -> IrResult<()> {
         match value {
             Value::Seq(elements) => {
@@ -448,8 +468,24 @@ impl<'p> Machine<'p> {
         Ok(fields)
     }
 
+    #[inline(always)]
     pub fn bind(&self, cx: Cx, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
         let slot = slot as usize;
+        if let Some(place) = frame.get_mut(slot) {
+            // A scalar replaced in place has nothing to drop.
+            if let Some(Value::Int(_) | Value::Bool(_) | Value::Float(_)) | None = place {
+                // Forgetting a scalar (or nothing) leaks nothing and skips the drop call.
+                std::mem::forget(place.replace(value));
+            } else {
+                *place = Some(value);
+            }
+            return Ok(());
+        }
+        self.bind_grow(cx, frame, slot, value)
+    }
+
+    #[inline(never)]
+    fn bind_grow(&self, cx: Cx, frame: &mut Frame, slot: usize, value: Value) -> IrResult<()> {
         if slot >= MAX_SLOTS {
             return Err(self.error(cx, None, codes::SLOT, format!("Local slot {slot} is past the {MAX_SLOTS} slots a frame may hold.")));
         }
@@ -504,6 +540,20 @@ impl<'p> Machine<'p> {
             _ => {
                 let left = self.eval(cx, frame, lhs)?;
                 let right = self.eval(cx, frame, rhs)?;
+                // Integer arithmetic and comparison without moving the operands (nothing to drop).
+                if let (Value::Int(a), Value::Int(b)) = (&left, &right) {
+                    let (a, b) = (*a, *b);
+                    match op {
+                        BinOp::Add => return Ok(Value::Int(a.wrapping_add(b))),
+                        BinOp::Sub => return Ok(Value::Int(a.wrapping_sub(b))),
+                        BinOp::Mul => return Ok(Value::Int(a.wrapping_mul(b))),
+                        BinOp::Lt => return Ok(Value::Bool(a < b)),
+                        BinOp::Le => return Ok(Value::Bool(a <= b)),
+                        BinOp::Gt => return Ok(Value::Bool(a > b)),
+                        BinOp::Ge => return Ok(Value::Bool(a >= b)),
+                        _ => {}
+                    }
+                }
                 self.binary(cx, index, op, left, right)
             }
         }
