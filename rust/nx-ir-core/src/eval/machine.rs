@@ -43,6 +43,8 @@ pub(crate) struct Machine<'p> {
     /// Work done beyond the node evaluations: values copied, allocated, read, written or
     /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
     pub work: u64,
+    /// Emptied construction inputs, reused by the next construction.
+    spare_fields: Vec<Vec<(Name, Value)>>,
 }
 
 impl<'p> Machine<'p> {
@@ -59,6 +61,7 @@ impl<'p> Machine<'p> {
             default_failed: false,
             extra_names: Default::default(),
             work: 0,
+            spare_fields: Vec::new(),
         }
     }
 
@@ -460,12 +463,22 @@ impl<'p> Machine<'p> {
 
     pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
         self.tally(props.len() as u64 * (props.len() as u64 + 1));
-        let mut fields = Vec::with_capacity(props.len());
+        let mut fields = self.spare_fields.pop().unwrap_or_default();
+        fields.reserve(props.len());
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
             set_field(&mut fields, Arc::clone(name), value);
         }
         Ok(fields)
+    }
+
+    /// Gives a construction's input back for the next one to fill (a few are kept).
+    #[inline]
+    pub fn recycle_fields(&mut self, mut fields: Vec<(Name, Value)>) {
+        if self.spare_fields.len() < 8 && fields.capacity() <= 64 {
+            fields.clear();
+            self.spare_fields.push(fields);
+        }
     }
 
     #[inline(always)]
@@ -1085,14 +1098,16 @@ impl<'p> Machine<'p> {
         let CDeclKind::Record { fields, update_target, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
         };
-        let input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
+        let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
         let rcx = Cx { module, decl, depth: cx.depth };
         let fields_out = if update_target.is_some() {
-            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))?
+            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))
         } else {
             let mut frame = Frame::new();
-            self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(name), false)?
+            self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false)
         };
+        self.recycle_fields(input);
+        let fields_out = fields_out?;
         Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out))))
     }
 
@@ -1120,11 +1135,14 @@ impl<'p> Machine<'p> {
         if found.is_constant {
             return Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&found.name) })));
         }
-        let input =
+        let mut input =
             self.construction_input(cx, frame, index, module, &found.fields, props, content, &found.type_name)?;
         let ucx = Cx { module, decl, depth: cx.depth };
         let mut frame = Frame::new();
-        let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&found.type_name), false)?;
+        let fields =
+            self.normalize_owned_fields(ucx, &found.fields, &mut input, &mut frame, &Path::Root(&found.type_name), false);
+        self.recycle_fields(input);
+        let fields = fields?;
         Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), fields))))
     }
 

@@ -75,10 +75,29 @@ impl<'p> Machine<'p> {
             return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
         };
         self.tally(1);
+        // The common exact matches of a primitive site: checked and kept as they are.
+        if let CType::Prim(prim) = ctype {
+            let exact = matches!(
+                (prim, &value),
+                (Prim::Int, Value::Int(_))
+                    | (Prim::Float64, Value::Float(_))
+                    | (Prim::String, Value::Str(_) | Value::Case(_))
+                    | (Prim::Boolean, Value::Bool(_))
+                    | (Prim::Object, _)
+            );
+            if exact {
+                self.charge(cx, None, 1)?;
+                return Ok(value);
+            }
+        }
         if let CType::Seq { item, may_be_empty, may_be_many } = ctype {
-            let items: Vec<Value> = match &value {
-                Value::Seq(items) => items.iter().cloned().collect(),
-                other => vec![other.clone()],
+            let single;
+            let items: &[Value] = match &value {
+                Value::Seq(items) => items,
+                other => {
+                    single = [other.clone()];
+                    &single
+                }
             };
             self.tally(items.len() as u64);
             if items.is_empty() {
@@ -94,12 +113,12 @@ impl<'p> Machine<'p> {
                         boundary(format!("Expected {path} to hold at most one value, got a sequence of {}.", items.len())),
                     ));
                 }
-                let only = items.into_iter().next().unwrap_or_else(Value::empty);
+                let only = items[0].clone();
                 return self.normalize(cx, *item, only, &Path::Index(path, 0));
             }
             let mut out = Vec::with_capacity(items.len());
-            for (i, element) in items.into_iter().enumerate() {
-                out.push(self.normalize(cx, *item, element, &Path::Index(path, i))?);
+            for (i, element) in items.iter().enumerate() {
+                out.push(self.normalize(cx, *item, element.clone(), &Path::Index(path, i))?);
             }
             return Ok(Value::seq(out));
         }
@@ -352,10 +371,39 @@ impl<'p> Machine<'p> {
         path: &Path<'_>,
         explicit: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
+        let mut input = FieldInput::Shared(input);
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit)
+    }
+
+    /// [`Machine::normalize_fields`] over input the caller owns: each value is moved out of it
+    /// rather than copied (the input is left holding placeholders).
+    pub fn normalize_owned_fields(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &mut [(Name, Value)],
+        frame: &mut Frame,
+        path: &Path<'_>,
+        explicit: bool,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        let mut input = FieldInput::Owned(input);
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit)
+    }
+
+    fn normalize_fields_from(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &mut FieldInput<'_>,
+        frame: &mut Frame,
+        path: &Path<'_>,
+        explicit: bool,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        let taken = input.len();
         // Each name is looked up among the declared fields, then each declared field among
         // the input: both scans are bounded by the declaration's size once unknown names fail.
-        self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
-        for (key, _) in input {
+        self.tally((taken as u64 + 1) * (fields.len() as u64 + 1));
+        for key in input.names() {
             if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
                 return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
             }
@@ -366,7 +414,7 @@ impl<'p> Machine<'p> {
         let mut out = Vec::with_capacity(fields.len());
         for (offset, field) in fields.iter().enumerate() {
             let at = Path::Field(path, &field.name);
-            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone());
+            let given = input.take(&field.name);
             let value = match (given, field.default) {
                 (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
                 (None, Some(default)) if !explicit => {
@@ -439,6 +487,43 @@ impl<'p> Machine<'p> {
             out.push((Arc::clone(&field.name), value));
         }
         Ok(out)
+    }
+}
+
+/// The written fields a construction or a host record supplies, read once per declared field.
+enum FieldInput<'a> {
+    /// Shared with a value that lives on: each value read is a copy.
+    Shared(&'a [(Name, Value)]),
+    /// The caller's own: each value read is moved out.
+    Owned(&'a mut [(Name, Value)]),
+}
+
+impl FieldInput<'_> {
+    fn len(&self) -> usize {
+        match self {
+            FieldInput::Shared(input) => input.len(),
+            FieldInput::Owned(input) => input.len(),
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &Name> {
+        let input: &[(Name, Value)] = match self {
+            FieldInput::Shared(input) => input,
+            FieldInput::Owned(input) => input,
+        };
+        input.iter().map(|(name, _)| name)
+    }
+
+    /// The value written for `name` (each name is written at most once and read at most once).
+    #[inline]
+    fn take(&mut self, name: &Name) -> Option<Value> {
+        match self {
+            FieldInput::Shared(input) => input.iter().find(|(k, _)| Arc::ptr_eq(k, name)).map(|(_, v)| v.clone()),
+            FieldInput::Owned(input) => input
+                .iter_mut()
+                .find(|(k, _)| Arc::ptr_eq(k, name))
+                .map(|(_, v)| std::mem::replace(v, Value::Bool(false))),
+        }
     }
 }
 
