@@ -149,7 +149,9 @@ pub(crate) enum CDeclKind {
         emits: Box<[(Name, Target)]>,
         key: Name,
     },
-    Union { cases: Box<[CCase]> },
+    /// `bases` are the abstract records the union extends: each non-constant case is a shape
+    /// acceptable wherever one of them is expected.
+    Union { cases: Box<[CCase]>, bases: Box<[Target]> },
     TypeAlias,
 }
 
@@ -254,7 +256,7 @@ impl CompiledProgram {
                         .entry(Arc::clone(&decl.name))
                         .or_default()
                         .push(Shape { module: m as u32, decl: d as u32, case: None }),
-                    CDeclKind::Union { cases } => {
+                    CDeclKind::Union { cases, .. } => {
                         for (c, case) in cases.iter().enumerate() {
                             if !case.is_constant {
                                 shapes.entry(Arc::clone(&case.type_name)).or_default().push(Shape {
@@ -391,7 +393,8 @@ impl ModuleCompiler<'_> {
                     emits: emits.iter().map(|e| (self.s(e.name), self.target(e.action))).collect(),
                     key: qualified.clone(),
                 },
-                Decl::Union { cases, .. } => CDeclKind::Union {
+                Decl::Union { cases, bases, .. } => CDeclKind::Union {
+                    bases: bases.iter().map(|b| self.target(*b)).collect(),
                     cases: cases
                         .iter()
                         .map(|c| {

@@ -43,6 +43,8 @@ pub(crate) struct Machine<'p> {
     /// Work done beyond the node evaluations: values copied, allocated, read, written or
     /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
     pub work: u64,
+    /// Emptied construction inputs, reused by the next construction.
+    spare_fields: Vec<Vec<(Name, Value)>>,
 }
 
 impl<'p> Machine<'p> {
@@ -59,6 +61,7 @@ impl<'p> Machine<'p> {
             default_failed: false,
             extra_names: Default::default(),
             work: 0,
+            spare_fields: Vec::new(),
         }
     }
 
@@ -164,7 +167,7 @@ impl<'p> Machine<'p> {
 
     /// The node charge and nesting check, without the nesting (a callee resolved in place, a
     /// pattern read without being built).
-    #[inline]
+    #[inline(always)]
     fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         // The stack is measured every 8 levels of nesting: one level uses a bounded amount, so
         // the guard overshoots by a few KiB at most.
@@ -212,9 +215,29 @@ impl<'p> Machine<'p> {
     // ---- nodes ------------------------------------------------------------------------------
 
     /// Evaluates node `index` of `cx.module`.
-    #[inline]
+    #[inline(always)]
     pub fn eval(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
         self.charge_node(cx, index)?;
+        // A local slot holding a scalar, or an integer literal, is read in place: a leaf
+        // evaluates nothing below it, so entering its nesting level would check nothing.
+        let prog: &'p CompiledProgram = self.prog;
+        if let Some(node) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(index as usize)) {
+            match node {
+                CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
+                    Some(Some(Value::Int(i))) => return Ok(Value::Int(*i)),
+                    Some(Some(Value::Bool(b))) => return Ok(Value::Bool(*b)),
+                    _ => {}
+                },
+                CNode::Int(i) => return Ok(Value::Int(*i)),
+                _ => {}
+            }
+        }
+        self.eval_nested(cx, frame, index)
+    }
+
+    /// A node below which evaluation nests: one level deeper while it runs.
+    #[inline(never)]
+    fn eval_nested(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
         self.nesting += 1;
         let result = self.eval_node(cx, frame, index);
         self.nesting -= 1;
@@ -418,7 +441,7 @@ impl<'p> Machine<'p> {
         Ok(items)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn place(&mut self, cx: Cx, node: u32, items: &mut Vec<Value>, value: Value) -> IrResult<()> {
         match value {
             Value::Seq(elements) => {
@@ -440,7 +463,8 @@ impl<'p> Machine<'p> {
 
     pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
         self.tally(props.len() as u64 * (props.len() as u64 + 1));
-        let mut fields = Vec::with_capacity(props.len());
+        let mut fields = self.spare_fields.pop().unwrap_or_default();
+        fields.reserve(props.len());
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
             set_field(&mut fields, Arc::clone(name), value);
@@ -448,8 +472,33 @@ impl<'p> Machine<'p> {
         Ok(fields)
     }
 
+    /// Gives a construction's input back for the next one to fill (a few are kept).
+    #[inline]
+    pub fn recycle_fields(&mut self, mut fields: Vec<(Name, Value)>) {
+        if self.spare_fields.len() < 8 && fields.capacity() <= 64 {
+            fields.clear();
+            self.spare_fields.push(fields);
+        }
+    }
+
+    #[inline(always)]
     pub fn bind(&self, cx: Cx, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
         let slot = slot as usize;
+        if let Some(place) = frame.get_mut(slot) {
+            // A scalar replaced in place has nothing to drop.
+            if let Some(Value::Int(_) | Value::Bool(_) | Value::Float(_)) | None = place {
+                // Forgetting a scalar (or nothing) leaks nothing and skips the drop call.
+                std::mem::forget(place.replace(value));
+            } else {
+                *place = Some(value);
+            }
+            return Ok(());
+        }
+        self.bind_grow(cx, frame, slot, value)
+    }
+
+    #[inline(never)]
+    fn bind_grow(&self, cx: Cx, frame: &mut Frame, slot: usize, value: Value) -> IrResult<()> {
         if slot >= MAX_SLOTS {
             return Err(self.error(cx, None, codes::SLOT, format!("Local slot {slot} is past the {MAX_SLOTS} slots a frame may hold.")));
         }
@@ -504,6 +553,20 @@ impl<'p> Machine<'p> {
             _ => {
                 let left = self.eval(cx, frame, lhs)?;
                 let right = self.eval(cx, frame, rhs)?;
+                // Integer arithmetic and comparison without moving the operands (nothing to drop).
+                if let (Value::Int(a), Value::Int(b)) = (&left, &right) {
+                    let (a, b) = (*a, *b);
+                    match op {
+                        BinOp::Add => return Ok(Value::Int(a.wrapping_add(b))),
+                        BinOp::Sub => return Ok(Value::Int(a.wrapping_sub(b))),
+                        BinOp::Mul => return Ok(Value::Int(a.wrapping_mul(b))),
+                        BinOp::Lt => return Ok(Value::Bool(a < b)),
+                        BinOp::Le => return Ok(Value::Bool(a <= b)),
+                        BinOp::Gt => return Ok(Value::Bool(a > b)),
+                        BinOp::Ge => return Ok(Value::Bool(a >= b)),
+                        _ => {}
+                    }
+                }
                 self.binary(cx, index, op, left, right)
             }
         }
@@ -686,7 +749,7 @@ impl<'p> Machine<'p> {
         let prog: &'p CompiledProgram = self.prog;
         match (&prog.decl(module, decl).kind, case) {
             (CDeclKind::Record { fields, update_target, .. }, None) => (fields, update_target.is_some()),
-            (CDeclKind::Union { cases }, Some(c)) => (cases.get(c as usize).map(|c| &*c.fields).unwrap_or(&[]), false),
+            (CDeclKind::Union { cases, .. }, Some(c)) => (cases.get(c as usize).map(|c| &*c.fields).unwrap_or(&[]), false),
             (CDeclKind::Component { props, .. }, _) => (props, false),
             _ => (&[], false),
         }
@@ -797,7 +860,7 @@ impl<'p> Machine<'p> {
     fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32) -> IrResult<Value> {
         if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
             let prog = self.prog;
-            if let CDeclKind::Union { cases } = &prog.decl(*module, *decl).kind {
+            if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
                 if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
                     if !found.is_constant {
                         self.charge_node(cx, node)?;
@@ -1035,14 +1098,16 @@ impl<'p> Machine<'p> {
         let CDeclKind::Record { fields, update_target, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
         };
-        let input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
+        let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
         let rcx = Cx { module, decl, depth: cx.depth };
         let fields_out = if update_target.is_some() {
-            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))?
+            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))
         } else {
             let mut frame = Frame::new();
-            self.normalize_fields(rcx, fields, &input, &mut frame, &Path::Root(name), false)?
+            self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false)
         };
+        self.recycle_fields(input);
+        let fields_out = fields_out?;
         Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out))))
     }
 
@@ -1061,7 +1126,7 @@ impl<'p> Machine<'p> {
         let (module, decl) = self.resolve(cx, index, target)?;
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
-        let CDeclKind::Union { cases } = &declaration.kind else {
+        let CDeclKind::Union { cases, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::UNION, format!("'{name}' is not a union."));
         };
         let Some(found) = cases.iter().find(|c| c.name == *case) else {
@@ -1070,11 +1135,14 @@ impl<'p> Machine<'p> {
         if found.is_constant {
             return Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&found.name) })));
         }
-        let input =
+        let mut input =
             self.construction_input(cx, frame, index, module, &found.fields, props, content, &found.type_name)?;
         let ucx = Cx { module, decl, depth: cx.depth };
         let mut frame = Frame::new();
-        let fields = self.normalize_fields(ucx, &found.fields, &input, &mut frame, &Path::Root(&found.type_name), false)?;
+        let fields =
+            self.normalize_owned_fields(ucx, &found.fields, &mut input, &mut frame, &Path::Root(&found.type_name), false);
+        self.recycle_fields(input);
+        let fields = fields?;
         Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), fields))))
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
-use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Target};
+use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
 use super::machine::{integral, Cx, Frame, Machine};
 use super::text::float64_text;
 use super::value::{CaseValue, FunctionRef, Name, Record, Value};
@@ -75,10 +75,29 @@ impl<'p> Machine<'p> {
             return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
         };
         self.tally(1);
+        // The common exact matches of a primitive site: checked and kept as they are.
+        if let CType::Prim(prim) = ctype {
+            let exact = matches!(
+                (prim, &value),
+                (Prim::Int, Value::Int(_))
+                    | (Prim::Float64, Value::Float(_))
+                    | (Prim::String, Value::Str(_) | Value::Case(_))
+                    | (Prim::Boolean, Value::Bool(_))
+                    | (Prim::Object, _)
+            );
+            if exact {
+                self.charge(cx, None, 1)?;
+                return Ok(value);
+            }
+        }
         if let CType::Seq { item, may_be_empty, may_be_many } = ctype {
-            let items: Vec<Value> = match &value {
-                Value::Seq(items) => items.iter().cloned().collect(),
-                other => vec![other.clone()],
+            let single;
+            let items: &[Value] = match &value {
+                Value::Seq(items) => items,
+                other => {
+                    single = [other.clone()];
+                    &single
+                }
             };
             self.tally(items.len() as u64);
             if items.is_empty() {
@@ -94,12 +113,12 @@ impl<'p> Machine<'p> {
                         boundary(format!("Expected {path} to hold at most one value, got a sequence of {}.", items.len())),
                     ));
                 }
-                let only = items.into_iter().next().unwrap_or_else(Value::empty);
+                let only = items[0].clone();
                 return self.normalize(cx, *item, only, &Path::Index(path, 0));
             }
             let mut out = Vec::with_capacity(items.len());
-            for (i, element) in items.into_iter().enumerate() {
-                out.push(self.normalize(cx, *item, element, &Path::Index(path, i))?);
+            for (i, element) in items.iter().enumerate() {
+                out.push(self.normalize(cx, *item, element.clone(), &Path::Index(path, i))?);
             }
             return Ok(Value::seq(out));
         }
@@ -237,9 +256,9 @@ impl<'p> Machine<'p> {
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(cx, &value, path)?;
                 if let Some(tn) = record.type_name.clone().filter(|t| **t != **display) {
-                    let (sm, sd) = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
-                    let scx = Cx { module: sm, decl: sd, depth: cx.depth };
-                    let (sub_fields, _) = self.shape_fields(sm, sd, None);
+                    let shape = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
+                    let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
+                    let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
                     let mut frame = Frame::new();
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
                     return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
@@ -255,7 +274,7 @@ impl<'p> Machine<'p> {
                 let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
                 Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
             }
-            CDeclKind::Union { cases } => {
+            CDeclKind::Union { cases, .. } => {
                 if let Some(text) = value.as_text() {
                     return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
                         Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&case.name) }))),
@@ -290,6 +309,8 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The shape a `$type` names where a value of the record `expected` is asked for: a record
+    /// or a non-constant union case whose declaration directly extends `expected`.
     fn resolve_subtype(
         &self,
         cx: Cx,
@@ -298,35 +319,36 @@ impl<'p> Machine<'p> {
         expected_decl: u32,
         expected: &str,
         path: &Path<'_>,
-    ) -> IrResult<(u32, u32)> {
+    ) -> IrResult<Shape> {
         let prog = self.prog;
-        let candidates: Vec<(u32, u32)> = prog
+        let extends_expected = |bases: &[Target]| {
+            bases.iter().any(|b| matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl))
+        };
+        let candidates: Vec<Shape> = prog
             .shapes
             .get(discriminator)
             .map(|shapes| {
                 shapes
                     .iter()
-                    .filter(|s| s.case.is_none())
                     .filter(|s| match &prog.decl(s.module, s.decl).kind {
-                        CDeclKind::Record { bases, .. } => bases.iter().any(|b| {
-                            matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl)
-                        }),
+                        CDeclKind::Record { bases, .. } => s.case.is_none() && extends_expected(bases),
+                        CDeclKind::Union { bases, .. } => s.case.is_some() && extends_expected(bases),
                         _ => false,
                     })
-                    .map(|s| (s.module, s.decl))
+                    .copied()
                     .collect()
             })
             .unwrap_or_default();
         match candidates.as_slice() {
             [] => Err(self.located(cx, boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")))),
-            [(m, d)] => {
-                if matches!(prog.decl(*m, *d).kind, CDeclKind::Record { is_abstract: true, .. }) {
+            [shape] => {
+                if shape.case.is_none() && matches!(prog.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
                     return Err(self.located(
                         cx,
                         boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")),
                     ));
                 }
-                Ok((*m, *d))
+                Ok(*shape)
             }
             more => Err(self.located(
                 cx,
@@ -349,10 +371,39 @@ impl<'p> Machine<'p> {
         path: &Path<'_>,
         explicit: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
+        let mut input = FieldInput::Shared(input);
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit)
+    }
+
+    /// [`Machine::normalize_fields`] over input the caller owns: each value is moved out of it
+    /// rather than copied (the input is left holding placeholders).
+    pub fn normalize_owned_fields(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &mut [(Name, Value)],
+        frame: &mut Frame,
+        path: &Path<'_>,
+        explicit: bool,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        let mut input = FieldInput::Owned(input);
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit)
+    }
+
+    fn normalize_fields_from(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &mut FieldInput<'_>,
+        frame: &mut Frame,
+        path: &Path<'_>,
+        explicit: bool,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        let taken = input.len();
         // Each name is looked up among the declared fields, then each declared field among
         // the input: both scans are bounded by the declaration's size once unknown names fail.
-        self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
-        for (key, _) in input {
+        self.tally((taken as u64 + 1) * (fields.len() as u64 + 1));
+        for key in input.names() {
             if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
                 return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
             }
@@ -363,7 +414,7 @@ impl<'p> Machine<'p> {
         let mut out = Vec::with_capacity(fields.len());
         for (offset, field) in fields.iter().enumerate() {
             let at = Path::Field(path, &field.name);
-            let given = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone());
+            let given = input.take(&field.name);
             let value = match (given, field.default) {
                 (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
                 (None, Some(default)) if !explicit => {
@@ -436,6 +487,43 @@ impl<'p> Machine<'p> {
             out.push((Arc::clone(&field.name), value));
         }
         Ok(out)
+    }
+}
+
+/// The written fields a construction or a host record supplies, read once per declared field.
+enum FieldInput<'a> {
+    /// Shared with a value that lives on: each value read is a copy.
+    Shared(&'a [(Name, Value)]),
+    /// The caller's own: each value read is moved out.
+    Owned(&'a mut [(Name, Value)]),
+}
+
+impl FieldInput<'_> {
+    fn len(&self) -> usize {
+        match self {
+            FieldInput::Shared(input) => input.len(),
+            FieldInput::Owned(input) => input.len(),
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &Name> {
+        let input: &[(Name, Value)] = match self {
+            FieldInput::Shared(input) => input,
+            FieldInput::Owned(input) => input,
+        };
+        input.iter().map(|(name, _)| name)
+    }
+
+    /// The value written for `name` (each name is written at most once and read at most once).
+    #[inline]
+    fn take(&mut self, name: &Name) -> Option<Value> {
+        match self {
+            FieldInput::Shared(input) => input.iter().find(|(k, _)| Arc::ptr_eq(k, name)).map(|(_, v)| v.clone()),
+            FieldInput::Owned(input) => input
+                .iter_mut()
+                .find(|(k, _)| Arc::ptr_eq(k, name))
+                .map(|(_, v)| std::mem::replace(v, Value::Bool(false))),
+        }
     }
 }
 
