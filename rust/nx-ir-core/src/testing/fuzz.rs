@@ -122,7 +122,8 @@ pub fn assert_coded(error: &IrError, what: &str) {
 }
 
 /// The prepare target: the reader refuses the input with a coded error, or prepares a module
-/// that reads, decodes, re-encodes to an image that prepares and decodes the same, and explains.
+/// that reads, decodes, re-encodes to an image that prepares and decodes the same, describes its
+/// declarations ([`crate::declarations`]) and explains.
 pub fn prepare_case(data: &[u8]) {
     match check_image(data) {
         Err(failure) => panic!("{failure}"),
@@ -147,6 +148,7 @@ pub fn prepare_case(data: &[u8]) {
                 assert!(module.module_entry(slot).is_some(), "module-table slot {slot} does not read");
                 let _ = module.referenced_names(slot).count();
             }
+            assert_eq!(module.declarations().len(), module.declaration_count(), "declarations() left some out");
             if let Err(error) = explain_image(data) {
                 panic!("a prepared image does not explain: {error}");
             }
