@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult, SourceSpan};
 
+use super::constants::{self, Room};
 use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, TextForm};
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
@@ -585,23 +586,46 @@ impl<'p> Machine<'p> {
         Vec::with_capacity(self.prog.decl(module, decl).frame_size as usize)
     }
 
+    /// The room a value declaration referenced at `cx` evaluates in (see [`constants`]).
+    fn room(&self, cx: Cx) -> Room {
+        Room {
+            nesting: self.nesting,
+            depth: i64::from(self.limits.max_call_depth) - i64::from(cx.depth),
+            range: self.limits.max_range_length,
+            stack: self.limits.max_stack_bytes.saturating_sub(stack_position().abs_diff(self.stack_base)),
+            budgeted: self.budgeted,
+        }
+    }
+
     fn eval_reference(&mut self, cx: Cx, node: u32, target: &Target) -> IrResult<Value> {
         let (module, decl) = self.resolve(cx, node, target)?;
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
         match &declaration.kind {
             CDeclKind::Function { .. } => Ok(Value::Function(FunctionRef { module, decl })),
-            CDeclKind::Value { init, ty } => {
+            CDeclKind::Value { init, ty, slot } => {
+                if let Some((value, operations)) = constants::lookup(prog.id, *slot, || self.room(cx)) {
+                    if self.remaining - self.mark >= operations {
+                        self.remaining -= operations;
+                        return Ok(value);
+                    }
+                }
+                let room = self.room(cx);
+                let (before, names) = (self.remaining, self.extra_names.borrow().len());
                 let vcx = Cx { module, decl, depth: cx.depth };
                 let mut frame = Frame::new();
                 let value = self.eval(vcx, &mut frame, *init)?;
-                match ty {
+                let value = match ty {
                     Some(ty) => {
                         let label = format!("value '{}'", declaration.name);
-                        self.normalize(vcx, *ty, value, &Path::Root(&label))
+                        self.normalize(vcx, *ty, value, &Path::Root(&label))?
                     }
-                    None => Ok(value),
+                    None => value,
+                };
+                if self.extra_names.borrow().len() == names {
+                    constants::keep(prog.id, prog.value_slots, *slot, &value, before - self.remaining, room);
                 }
+                Ok(value)
             }
             _ => self.fail(cx, node, codes::REFERENCE, format!("Declaration '{}' cannot be used as a value.", declaration.name)),
         }

@@ -17,6 +17,7 @@
 //! Not supported yet: the component lifecycle (initialize, evaluate, dispatch, state patches).
 
 mod compiled;
+mod constants;
 mod cost;
 mod equality;
 mod host;
