@@ -104,6 +104,22 @@ impl TextCache {
         }
     }
 
+    /// The cached string for `text`, borrowed (no reference count taken).
+    #[inline]
+    fn get_ptr(&self, text: &str) -> Option<*mut ffi::PyObject> {
+        let key = text.as_ptr() as usize;
+        let mask = self.slots.len() - 1;
+        let mut at = Self::hash(key, self.shift);
+        loop {
+            let (k, len, value) = &self.slots[at];
+            let value = value.as_ref()?;
+            if *k == key && *len == text.len() {
+                return Some(value.as_ptr());
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
     fn string<'py>(&self, py: Python<'py>, text: &str) -> Bound<'py, PyString> {
         self.get(py, text).unwrap_or_else(|| PyString::new(py, text))
     }
@@ -165,12 +181,28 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
         self.gil.reacquire();
         let py = self.py;
         let dict = PyDict::new(py);
+        // Keys and names the program holds are set from the cache without taking a reference
+        // (the dict takes its own).
+        let set = |key: *mut ffi::PyObject, value: *mut ffi::PyObject| -> PyResult<()> {
+            // SAFETY: the GIL is held; `dict` is a new dict and `key` and `value` are live
+            // strings and objects (borrowed for the call; PyDict_SetItem takes its own references).
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key, value) } < 0 {
+                return Err(PyErr::fetch(py));
+            }
+            Ok(())
+        };
         let fill = || -> PyResult<()> {
             if let Some(name) = type_name {
-                dict.set_item(self.texts.type_key.bind(py), self.texts.string(py, name))?;
+                match self.texts.get_ptr(name) {
+                    Some(name) => set(self.texts.type_key.as_ptr(), name)?,
+                    None => set(self.texts.type_key.as_ptr(), PyString::new(py, name).as_ptr())?,
+                }
             }
             for (key, value) in fields {
-                dict.set_item(self.texts.string(py, key), value)?;
+                match self.texts.get_ptr(key) {
+                    Some(key) => set(key, value.as_ptr())?,
+                    None => set(PyString::new(py, key).as_ptr(), value.as_ptr())?,
+                }
             }
             Ok(())
         };

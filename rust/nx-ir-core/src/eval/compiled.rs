@@ -4,6 +4,7 @@
 //! reads only this: no name lookups, hashing or string decoding on the hot path.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::IrResult;
@@ -135,7 +136,8 @@ pub(crate) struct CCase {
 #[derive(Debug)]
 pub(crate) enum CDeclKind {
     Function { params: Box<[CField]>, body: u32, result: Option<u32>, result_optional: bool },
-    Value { init: u32, ty: Option<u32> },
+    /// `slot`: where evaluations keep its value (see [`super::constants`]).
+    Value { init: u32, ty: Option<u32>, slot: u32 },
     Record { fields: Box<[CField]>, bases: Box<[Target]>, is_abstract: bool, update_target: Option<Target> },
     Component {
         props: Box<[CField]>,
@@ -187,6 +189,10 @@ pub(crate) struct Shape {
 /// A compiled program, shareable between threads.
 #[derive(Debug)]
 pub struct CompiledProgram {
+    /// Unique among the programs compiled in this process (keys kept values).
+    pub(crate) id: u64,
+    /// Value declarations, numbered across modules.
+    pub(crate) value_slots: u32,
     pub(crate) modules: Vec<CModule>,
     pub(crate) shapes: HashMap<Arc<str>, Vec<Shape>>,
     pub(crate) names: Names,
@@ -271,7 +277,18 @@ impl CompiledProgram {
                 }
             }
         }
-        Ok(CompiledProgram { modules, shapes, names })
+        let mut value_slots = 0u32;
+        for module in &mut modules {
+            for decl in &mut module.decls {
+                if let CDeclKind::Value { slot, .. } = &mut decl.kind {
+                    *slot = value_slots;
+                    value_slots += 1;
+                }
+            }
+        }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(CompiledProgram { id, value_slots, modules, shapes, names })
     }
 
     /// Every text the compiled program holds once and hands to a [`HostValueSink`] by
@@ -379,7 +396,7 @@ impl ModuleCompiler<'_> {
                     result: *result,
                     result_optional: result_flags & kinds::flags::RESULT_OPTIONAL != 0,
                 },
-                Decl::Value { init, ty, .. } => CDeclKind::Value { init: *init, ty: *ty },
+                Decl::Value { init, ty, .. } => CDeclKind::Value { init: *init, ty: *ty, slot: 0 },
                 Decl::Record { fields, bases, is_abstract, update_target, .. } => CDeclKind::Record {
                     fields: fields.iter().map(|f| self.field(f, false)).collect(),
                     bases: bases.iter().map(|b| self.target(*b)).collect(),

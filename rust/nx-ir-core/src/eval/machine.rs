@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult, SourceSpan};
 
+use super::constants::{self, Room};
 use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, TextForm};
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
@@ -153,6 +154,18 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// Charges 1 when that takes no slow path; `false` (nothing charged) when
+    /// [`Machine::charge`] must decide.
+    #[inline(always)]
+    pub fn charge_one(&mut self) -> bool {
+        if self.remaining > self.mark {
+            self.remaining -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Whether the native stack is within its budget.
     #[inline]
     pub fn stack_ok(&self) -> bool {
@@ -242,6 +255,63 @@ impl<'p> Machine<'p> {
         let result = self.eval_node(cx, frame, index);
         self.nesting -= 1;
         result
+    }
+
+    /// An integer operator that cannot fail over two integer leaves (local slots or literals),
+    /// computed in place: the same two operand charges and checks the general path makes,
+    /// without evaluating the operands. `None` when anything would take a slow path there.
+    #[inline(always)]
+    fn leaf_binary(&mut self, cx: Cx, frame: &Frame, op: BinOp, lhs: u32, rhs: u32) -> Option<Value> {
+        // Evaluating the operator's node has entered its level: its operands are at this one.
+        let level = self.nesting;
+        let prog: &'p CompiledProgram = self.prog;
+        let nodes = &prog.modules.get(cx.module as usize)?.nodes;
+        let leaf = |node: u32| match nodes.get(node as usize)? {
+            CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
+                Some(Some(Value::Int(i))) => Some(*i),
+                _ => None,
+            },
+            CNode::Int(i) => Some(*i),
+            _ => None,
+        };
+        let (a, b) = (leaf(lhs)?, leaf(rhs)?);
+        if self.remaining - self.mark < 2 || level >= MAX_EXPRESSION_NESTING || (level & 7 == 0 && !self.stack_ok()) {
+            return None;
+        }
+        let value = match op {
+            BinOp::Add => Value::Int(a.wrapping_add(b)),
+            BinOp::Sub => Value::Int(a.wrapping_sub(b)),
+            BinOp::Mul => Value::Int(a.wrapping_mul(b)),
+            BinOp::Lt => Value::Bool(a < b),
+            BinOp::Le => Value::Bool(a <= b),
+            BinOp::Gt => Value::Bool(a > b),
+            BinOp::Ge => Value::Bool(a >= b),
+            _ => return None,
+        };
+        self.remaining -= 2;
+        Some(value)
+    }
+
+    /// A loop body that is a binary operator, read once before the loop.
+    fn binary_node(&self, cx: Cx, index: u32) -> Option<(BinOp, u32, u32)> {
+        match self.prog.modules.get(cx.module as usize)?.nodes.get(index as usize)? {
+            CNode::Binary { op, lhs, rhs } => Some((*op, *lhs, *rhs)),
+            _ => None,
+        }
+    }
+
+    /// [`Machine::eval`] of a binary operator node (`binary_node`): its operands read in place
+    /// when they are integer leaves, otherwise the general path.
+    #[inline(always)]
+    fn eval_binary_body(&mut self, cx: Cx, frame: &mut Frame, index: u32, op: BinOp, lhs: u32, rhs: u32) -> IrResult<Value> {
+        self.charge_node(cx, index)?;
+        self.nesting += 1;
+        let leaf = self.leaf_binary(cx, frame, op, lhs, rhs);
+        self.nesting -= 1;
+        match leaf {
+            Some(value) => Ok(value),
+            None => self.eval_nested(cx, frame, index),
+        }
     }
 
     fn node(&self, cx: Cx, index: u32) -> IrResult<&'p CNode> {
@@ -453,7 +523,9 @@ impl<'p> Machine<'p> {
                 }
             }
             other => {
-                self.charge(cx, Some(node), 1)?;
+                if !self.charge_one() {
+                    self.charge(cx, Some(node), 1)?;
+                }
                 self.tally(1);
                 items.push(other);
             }
@@ -514,23 +586,46 @@ impl<'p> Machine<'p> {
         Vec::with_capacity(self.prog.decl(module, decl).frame_size as usize)
     }
 
+    /// The room a value declaration referenced at `cx` evaluates in (see [`constants`]).
+    fn room(&self, cx: Cx) -> Room {
+        Room {
+            nesting: self.nesting,
+            depth: i64::from(self.limits.max_call_depth) - i64::from(cx.depth),
+            range: self.limits.max_range_length,
+            stack: self.limits.max_stack_bytes.saturating_sub(stack_position().abs_diff(self.stack_base)),
+            budgeted: self.budgeted,
+        }
+    }
+
     fn eval_reference(&mut self, cx: Cx, node: u32, target: &Target) -> IrResult<Value> {
         let (module, decl) = self.resolve(cx, node, target)?;
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
         match &declaration.kind {
             CDeclKind::Function { .. } => Ok(Value::Function(FunctionRef { module, decl })),
-            CDeclKind::Value { init, ty } => {
+            CDeclKind::Value { init, ty, slot } => {
+                if let Some((value, operations)) = constants::lookup(prog.id, *slot, || self.room(cx)) {
+                    if self.remaining - self.mark >= operations {
+                        self.remaining -= operations;
+                        return Ok(value);
+                    }
+                }
+                let room = self.room(cx);
+                let (before, names) = (self.remaining, self.extra_names.borrow().len());
                 let vcx = Cx { module, decl, depth: cx.depth };
                 let mut frame = Frame::new();
                 let value = self.eval(vcx, &mut frame, *init)?;
-                match ty {
+                let value = match ty {
                     Some(ty) => {
                         let label = format!("value '{}'", declaration.name);
-                        self.normalize(vcx, *ty, value, &Path::Root(&label))
+                        self.normalize(vcx, *ty, value, &Path::Root(&label))?
                     }
-                    None => Ok(value),
+                    None => value,
+                };
+                if self.extra_names.borrow().len() == names {
+                    constants::keep(prog.id, prog.value_slots, *slot, &value, before - self.remaining, room);
                 }
+                Ok(value)
             }
             _ => self.fail(cx, node, codes::REFERENCE, format!("Declaration '{}' cannot be used as a value.", declaration.name)),
         }
@@ -551,6 +646,9 @@ impl<'p> Machine<'p> {
                 Ok(Value::Bool(self.boolean(cx, index, &right, name)?))
             }
             _ => {
+                if let Some(value) = self.leaf_binary(cx, frame, op, lhs, rhs) {
+                    return Ok(value);
+                }
                 let left = self.eval(cx, frame, lhs)?;
                 let right = self.eval(cx, frame, rhs)?;
                 // Integer arithmetic and comparison without moving the operands (nothing to drop).
@@ -843,13 +941,17 @@ impl<'p> Machine<'p> {
         // (every placed item costs at least 1; untouched capacity costs no memory).
         let reserve = count.min(self.remaining).min(1 << 22) as usize;
         let mut out = Vec::with_capacity(reserve);
+        let leaf_body = self.binary_node(cx, body);
         for position in 0..count {
             let value = (start as i128 + position as i128) as i64;
             self.bind(cx, frame, item, Value::Int(value))?;
             if let Some(slot) = index_slot {
                 self.bind(cx, frame, slot, Value::Int(position as i64))?;
             }
-            let value = self.eval(cx, frame, body)?;
+            let value = match leaf_body {
+                Some((op, lhs, rhs)) => self.eval_binary_body(cx, frame, body, op, lhs, rhs)?,
+                None => self.eval(cx, frame, body)?,
+            };
             self.place(cx, index, &mut out, value)?;
         }
         Ok(Value::seq(out))

@@ -17,6 +17,7 @@
 //! Not supported yet: the component lifecycle (initialize, evaluate, dispatch, state patches).
 
 mod compiled;
+mod constants;
 mod cost;
 mod equality;
 mod host;
@@ -262,7 +263,9 @@ fn run<K: HostValueSink>(
     if optional && value.is_empty() {
         return sink.null();
     }
-    machine.write(cx, &value, sink)
+    let written = machine.write(cx, &value, sink);
+    value.dispose();
+    written
 }
 
 /// Measures a call's input with `measure` when `max_input_size` is set, before anything runs

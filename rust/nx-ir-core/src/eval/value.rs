@@ -94,6 +94,23 @@ impl Value {
         matches!(self, Value::Seq(items) if items.is_empty())
     }
 
+    /// Drops the value, a list of scalars item by item without a call per item.
+    pub fn dispose(self) {
+        if let Value::Seq(items) = self {
+            if !matches!(items.first(), Some(Value::Bool(_) | Value::Int(_) | Value::Float(_))) {
+                return;
+            }
+            if let Ok(mut items) = Rc::try_unwrap(items) {
+                for item in items.drain(..) {
+                    match item {
+                        Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+                        other => drop(other),
+                    }
+                }
+            }
+        }
+    }
+
     /// Text: a string, or a constant case as its name.
     pub fn as_text(&self) -> Option<&str> {
         match self {
