@@ -365,6 +365,38 @@ enum Args {
     Named(Vec<(String, HostValue)>),
 }
 
+/// Arguments up to this many are handed to the evaluator from the stack, without a vector.
+const STACK_ARGUMENTS: usize = 8;
+
+/// A placeholder filling the unused room of a stack array of arguments.
+static NO_VALUE: HostValue = HostValue::Null;
+
+/// Runs `f` over references to `values` (each given), from the stack when they are few.
+fn with_positional<R>(values: &[HostValue], f: impl FnOnce(&[Option<&HostValue>]) -> R) -> R {
+    if values.len() <= STACK_ARGUMENTS {
+        let mut items: [Option<&HostValue>; STACK_ARGUMENTS] = [None; STACK_ARGUMENTS];
+        for (item, value) in items.iter_mut().zip(values) {
+            *item = Some(value);
+        }
+        return f(&items[..values.len()]);
+    }
+    let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
+    f(&items)
+}
+
+/// Runs `f` over `(name, value)` references to `named`, from the stack when they are few.
+fn with_named<R>(named: &[(String, HostValue)], f: impl FnOnce(&[(&str, &HostValue)]) -> R) -> R {
+    if named.len() <= STACK_ARGUMENTS {
+        let mut pairs: [(&str, &HostValue); STACK_ARGUMENTS] = [("", &NO_VALUE); STACK_ARGUMENTS];
+        for (pair, (key, value)) in pairs.iter_mut().zip(named) {
+            *pair = (key.as_str(), value);
+        }
+        return f(&pairs[..named.len()]);
+    }
+    let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    f(&pairs)
+}
+
 /// Runs one call with the GIL held, releasing it only once the evaluation runs long (see
 /// [`crate::sink`]), and writes the result straight into Python objects.
 fn run_call(py: Python<'_>, program: &Program, target: Target<'_>, args: &Args, limits: &CoreLimits) -> PyResult<Evaluation> {
@@ -376,21 +408,18 @@ fn run_call(py: Python<'_>, program: &Program, target: Target<'_>, args: &Args, 
     let mut sink = PySink { py, gil: &gil, texts, raised: None };
     let mut usage = Usage::default();
     let result = match (target, args) {
-        (Target::Entrypoint(name), Args::Positional(values)) => {
-            let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
-            eval::evaluate_function_hooked(&compiled, name, &items, limits, &mut sink, &mut usage, long_run)
-        }
+        (Target::Entrypoint(name), Args::Positional(values)) => with_positional(values, |items| {
+            eval::evaluate_function_hooked(&compiled, name, items, limits, &mut sink, &mut usage, long_run)
+        }),
         (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
-        (Target::Function(function), Args::Positional(values)) => {
-            let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
-            let args = CallArguments::Positional(&items);
+        (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
+            let args = CallArguments::Positional(items);
             eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
-        }
-        (Target::Function(function), Args::Named(named)) => {
-            let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
-            let args = CallArguments::Named(&pairs);
+        }),
+        (Target::Function(function), Args::Named(named)) => with_named(named, |pairs| {
+            let args = CallArguments::Named(pairs);
             eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
-        }
+        }),
     };
     gil.reacquire();
     if let Some(raised) = sink.raised.take() {
@@ -546,8 +575,9 @@ pub fn _evaluate_discarding<'py>(
     let hook = || gil.release();
     let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
     let mut usage = Usage::default();
-    let items: Vec<Option<&HostValue>> = values.iter().map(Some).collect();
-    let result = eval::evaluate_function_hooked(&compiled, name, &items, &limits, &mut Discard { gil: &gil }, &mut usage, long_run);
+    let result = with_positional(&values, |items| {
+        eval::evaluate_function_hooked(&compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, long_run)
+    });
     gil.reacquire();
     result.or_raise(py)?;
     usage_dict(py, &usage)

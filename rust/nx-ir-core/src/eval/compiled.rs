@@ -4,6 +4,7 @@
 //! reads only this: no name lookups, hashing or string decoding on the hot path.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -167,6 +168,55 @@ pub(crate) struct CDecl {
     pub frame_size: u32,
 }
 
+/// A multiply-rotate hasher for the program's own names (declaration, field and type names).
+/// The tables it keys are built from the program alone, so a host choosing the looked-up text
+/// cannot crowd them; it costs a fraction of SipHash on the short names a call looks up.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct NameHasher(u64);
+
+const NAME_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl NameHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(NAME_SEED);
+    }
+}
+
+impl Hasher for NameHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.mix(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.mix(u64::from(byte));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.mix(value as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by names, hashed with [`NameHasher`].
+pub(crate) type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
+
 #[derive(Debug)]
 pub(crate) struct CModule {
     pub identity: Arc<str>,
@@ -175,7 +225,7 @@ pub(crate) struct CModule {
     pub types: Vec<CType>,
     pub node_spans: Vec<Option<(u32, u32)>>,
     pub function_entrypoints: Vec<u32>,
-    pub decl_by_name: HashMap<Arc<str>, u32>,
+    pub decl_by_name: NameMap<Arc<str>, u32>,
 }
 
 /// A shape a `$type` may name: a record declaration or a union case with fields.
@@ -194,13 +244,13 @@ pub struct CompiledProgram {
     /// Value declarations, numbered across modules.
     pub(crate) value_slots: u32,
     pub(crate) modules: Vec<CModule>,
-    pub(crate) shapes: HashMap<Arc<str>, Vec<Shape>>,
+    pub(crate) shapes: NameMap<Arc<str>, Vec<Shape>>,
     pub(crate) names: Names,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    map: HashMap<Arc<str>, ()>,
+    map: NameMap<Arc<str>, ()>,
 }
 
 impl Names {
@@ -232,10 +282,10 @@ impl CompiledProgram {
             .map(|m| Arc::from(m.modules.first().map(|e| m.string(e.identity)).unwrap_or("")))
             .collect();
         // Declarations by name, per module.
-        let by_name: Vec<HashMap<Arc<str>, u32>> = decoded
+        let by_name: Vec<NameMap<Arc<str>, u32>> = decoded
             .iter()
             .map(|m| {
-                let mut map = HashMap::new();
+                let mut map = NameMap::default();
                 for (i, d) in m.declarations.iter().enumerate() {
                     map.entry(Arc::from(m.string(d.name()))).or_insert(i as u32);
                 }
@@ -254,7 +304,12 @@ impl CompiledProgram {
             };
             modules.push(cx.compile()?);
         }
-        let mut shapes: HashMap<Arc<str>, Vec<Shape>> = HashMap::new();
+        // The names of a Function record a host passes to `call_function`, so reading one
+        // finds them here rather than interning them per call.
+        for text in ["Function", "module", "name"] {
+            names.intern(text);
+        }
+        let mut shapes: NameMap<Arc<str>, Vec<Shape>> = NameMap::default();
         for (m, module) in modules.iter().enumerate() {
             for (d, decl) in module.decls.iter().enumerate() {
                 match &decl.kind {
@@ -316,7 +371,7 @@ struct ModuleCompiler<'a> {
     index: usize,
     module: &'a model::Module,
     identities: &'a [Arc<str>],
-    by_name: &'a [HashMap<Arc<str>, u32>],
+    by_name: &'a [NameMap<Arc<str>, u32>],
     names: &'a mut Names,
 }
 

@@ -40,7 +40,7 @@ pub(crate) struct Machine<'p> {
     /// A default failed: its failure is never blamed on a host argument.
     pub default_failed: bool,
     /// Names the host used that the program does not hold, interned for this evaluation.
-    extra_names: std::cell::RefCell<std::collections::HashSet<Name>>,
+    extra_names: std::cell::RefCell<std::collections::HashSet<Name, std::hash::BuildHasherDefault<super::compiled::NameHasher>>>,
     /// Work done beyond the node evaluations: values copied, allocated, read, written or
     /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
     pub work: u64,
@@ -617,8 +617,7 @@ impl<'p> Machine<'p> {
                 let value = self.eval(vcx, &mut frame, *init)?;
                 let value = match ty {
                     Some(ty) => {
-                        let label = format!("value '{}'", declaration.name);
-                        self.normalize(vcx, *ty, value, &Path::Root(&label))?
+                        self.normalize(vcx, *ty, value, &Path::Named("value '", &declaration.name, "'"))?
                     }
                     None => value,
                 };
@@ -1059,8 +1058,7 @@ impl<'p> Machine<'p> {
         let value = self.eval(fcx, &mut frame, *body)?;
         match result {
             Some(ty) => {
-                let label = format!("return value for '{}'", declaration.name);
-                self.normalize(fcx, *ty, value, &Path::Root(&label))
+                self.normalize(fcx, *ty, value, &Path::Named("return value for '", &declaration.name, "'"))
             }
             None => Ok(value),
         }
@@ -1301,8 +1299,7 @@ impl<'p> Machine<'p> {
         }
         let ccx = Cx { module, decl, depth: cx.depth };
         let mut frame = Frame::new();
-        let label = format!("{name} props");
-        let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Root(&label), false)?;
+        let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Named("", name, " props"), false)?;
         out.extend(handlers);
         Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), out))))
     }

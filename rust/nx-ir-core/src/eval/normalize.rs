@@ -17,6 +17,9 @@ use super::value::{CaseValue, FunctionRef, Name, Record, Value};
 #[derive(Clone, Copy)]
 pub(crate) enum Path<'a> {
     Root(&'a str),
+    /// A root named `before` + name + `after` (e.g. `return value for 'f'`), put together
+    /// only when a message prints it.
+    Named(&'static str, &'a str, &'static str),
     Field(&'a Path<'a>, &'a str),
     Index(&'a Path<'a>, usize),
 }
@@ -31,6 +34,12 @@ impl fmt::Display for Path<'_> {
                     f.write_str(root)?;
                     break;
                 }
+                Path::Named(before, name, after) => {
+                    f.write_str(before)?;
+                    f.write_str(name)?;
+                    f.write_str(after)?;
+                    break;
+                }
                 Path::Field(parent, _) | Path::Index(parent, _) => {
                     segments.push(at);
                     at = parent;
@@ -41,7 +50,7 @@ impl fmt::Display for Path<'_> {
             match segment {
                 Path::Field(_, name) => write!(f, ".{name}")?,
                 Path::Index(_, index) => write!(f, "[{index}]")?,
-                Path::Root(_) => {}
+                Path::Root(_) | Path::Named(..) => {}
             }
         }
         Ok(())
@@ -528,13 +537,13 @@ impl FieldInput<'_> {
 }
 
 /// `{ "$type": "Function", module, name }` from a host.
-pub(crate) fn function_record(value: &Value) -> Option<(String, String)> {
+pub(crate) fn function_record(value: &Value) -> Option<(Arc<str>, Arc<str>)> {
     let record = value.as_record()?;
     if record.type_name() != Some("Function") {
         return None;
     }
     match (record.get("module"), record.get("name")) {
-        (Some(Value::Str(module)), Some(Value::Str(name))) => Some((module.to_string(), name.to_string())),
+        (Some(Value::Str(module)), Some(Value::Str(name))) => Some((Arc::clone(module), Arc::clone(name))),
         _ => None,
     }
 }
