@@ -25,3 +25,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
               % (full * 1e6, full / python, python * 1e6))
         write("  evaluation only     %6.2f us" % (evaluation * 1e6))
+    if {"library findPlans nx", "library findPlans python"} <= FIGURES.keys():
+        full, python = FIGURES["library findPlans nx"], FIGURES["library findPlans python"]
+        write("agent-library findPlans(teamSize=5) by call_function, metered:")
+        write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
+              % (full * 1e6, full / python, python * 1e6))

@@ -3,7 +3,8 @@
 Run: `python3 -m pip install ".[bench]" && python3 -m pytest benches`. Compare each NX row with
 its baseline: the ratio is what the figure means, not the absolute time. The summary at the end
 gives the squares loop in ns per operation (evaluation alone, writing the million-item result
-to Python, end to end) and findPlans in µs per call, each with its ratio to the baseline.
+to Python, end to end) and findPlans in µs per call (the bundled example's, and the corpus
+`agent-library` one computed from its argument only), each with its ratio to the baseline.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from nx_agent import _native, examples, ir
+from peers import nx as nx_peer
 from programs import SQUARES_OPERATIONS, squares_program
 
 BUDGET = ir.Limits(max_operations=10**9)
@@ -78,6 +80,29 @@ def test_nx_find_plans_metered_evaluation_only(benchmark: Any) -> None:
 def test_python_find_plans_baseline(benchmark: Any) -> None:
     assert len(benchmark(find_plans_python, 5)) == 2
     record("findPlans python", benchmark)
+
+
+FIND_PLANS = {"$type": "Function", "module": "main.nx", "name": "findPlans"}
+
+
+def library_find_plans_python(team_size: int) -> list[dict[str, Any]]:
+    # The corpus `agent-library` findPlans: `{ <Plan name="Team" seats={teamSize} monthlyPrice=20 /> }`.
+    return [{"$type": "Plan", "monthlyPrice": 20, "name": "Team", "seats": team_size}]
+
+
+@pytest.mark.benchmark(group="agent-library findPlans(teamSize=5) per call")
+def test_nx_library_find_plans_metered(benchmark: Any) -> None:
+    # A function computed from its arguments only, called by name as a host's tool call is.
+    program = nx_peer.agent_library_program()
+    result = benchmark(ir.call_function, program, FIND_PLANS, {"teamSize": 5}, limits=BUDGET)
+    assert result.value == library_find_plans_python(5)
+    record("library findPlans nx", benchmark)
+
+
+@pytest.mark.benchmark(group="agent-library findPlans(teamSize=5) per call")
+def test_python_library_find_plans_baseline(benchmark: Any) -> None:
+    assert benchmark(library_find_plans_python, 5)[0]["seats"] == 5
+    record("library findPlans python", benchmark)
 
 
 @pytest.mark.benchmark(group="cold start: prepare and link the example")

@@ -499,9 +499,14 @@ impl ModuleCompiler<'_> {
                 _ => {}
             }
         }
-        let max_slot = max_slot.min(256);
+        // A function's frame also holds every parameter, read or not, so binding the last one
+        // never grows it.
         for decl in &mut decls {
-            decl.frame_size = max_slot;
+            let params = match &decl.kind {
+                CDeclKind::Function { params, .. } => u32::try_from(params.len()).unwrap_or(u32::MAX),
+                _ => 0,
+            };
+            decl.frame_size = max_slot.max(params).min(256);
         }
         let node_spans = module.debug.as_ref().map(|d| d.node_spans.clone()).unwrap_or_default();
         Ok(CModule {
