@@ -257,26 +257,43 @@ impl Refusal {
 
 /// Converts a Python value to its canonical host value; `root` names it in an error.
 fn read_value(value: &Bound<'_, PyAny>, root: impl FnOnce() -> String) -> Result<HostValue, IrError> {
-    Reader { containers: Vec::new() }.read(value).map_err(|refusal| refusal.into_error(&root()))
+    Reader { shallow: [0; SHALLOW], depth: 0, deep: Vec::new() }.read(value).map_err(|refusal| refusal.into_error(&root()))
 }
+
+/// Containers a [`Reader`] keeps on the stack before it needs a vector.
+const SHALLOW: usize = 8;
 
 /// Python → canonical host value.
 struct Reader {
-    /// Containers on the path from the root, to tell a cycle from depth.
-    containers: Vec<usize>,
+    /// Containers on the path from the root, to tell a cycle from depth: the first
+    /// [`SHALLOW`] in place, any deeper in `deep`.
+    shallow: [usize; SHALLOW],
+    depth: usize,
+    deep: Vec<usize>,
 }
 
 impl Reader {
     fn enter(&mut self, object: &Bound<'_, PyAny>) -> Result<(), Refusal> {
         let id = object.as_ptr() as usize;
-        if self.containers.contains(&id) {
+        if self.shallow[..self.depth.min(SHALLOW)].contains(&id) || self.deep.contains(&id) {
             return Err(Refusal::new("contains itself; a canonical value has no cycles"));
         }
-        if self.containers.len() >= MAX_VALUE_NESTING as usize {
+        if self.depth >= MAX_VALUE_NESTING as usize {
             return Err(Refusal::Nesting);
         }
-        self.containers.push(id);
+        match self.shallow.get_mut(self.depth) {
+            Some(place) => *place = id,
+            None => self.deep.push(id),
+        }
+        self.depth += 1;
         Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+        if self.depth >= SHALLOW {
+            self.deep.pop();
+        }
     }
 
     fn read(&mut self, value: &Bound<'_, PyAny>) -> Result<HostValue, Refusal> {
@@ -310,7 +327,7 @@ impl Reader {
             for (index, item) in sequence.enumerate() {
                 items.push(self.read(&item).map_err(|r| r.at(Segment::Index(index)))?);
             }
-            self.containers.pop();
+            self.leave();
             return Ok(HostValue::List(items));
         }
         if let Ok(dict) = value.cast::<PyDict>() {
@@ -331,7 +348,7 @@ impl Reader {
                 let read = self.read(&item).map_err(|r| r.at(Segment::Key(key.to_owned())))?;
                 record.fields.push((key.to_owned(), read));
             }
-            self.containers.pop();
+            self.leave();
             return Ok(HostValue::Record(record));
         }
         Err(Refusal::new(format!("is a {}, which has no canonical NX form", type_name(value))))

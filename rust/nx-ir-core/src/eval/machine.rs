@@ -1,6 +1,7 @@
 //! The evaluator proper: one [`Machine`] per call, walking the compiled node arena under the
 //! budget. Every node evaluation charges 1 and nests one level (ir-format §4.2, §6.1).
 
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -46,6 +47,23 @@ pub(crate) struct Machine<'p> {
     pub work: u64,
     /// Emptied construction inputs, reused by the next construction.
     spare_fields: Vec<Vec<(Name, Value)>>,
+}
+
+thread_local! {
+    /// Emptied construction inputs kept between evaluations on this thread, so a small call's
+    /// construction reuses the vector the previous call's gave back.
+    static SPARE_FIELDS: Cell<Vec<Vec<(Name, Value)>>> = const { Cell::new(Vec::new()) };
+}
+
+impl Drop for Machine<'_> {
+    fn drop(&mut self) {
+        // Only emptied vectors are kept (see `recycle_fields`): they hold no values. An
+        // evaluation that constructed nothing leaves the thread's vectors where they are.
+        if !self.spare_fields.is_empty() {
+            let spare = std::mem::take(&mut self.spare_fields);
+            let _ = SPARE_FIELDS.try_with(|kept| kept.set(spare));
+        }
+    }
 }
 
 impl<'p> Machine<'p> {
@@ -535,6 +553,10 @@ impl<'p> Machine<'p> {
 
     pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
         self.tally(props.len() as u64 * (props.len() as u64 + 1));
+        if self.spare_fields.is_empty() {
+            // The first construction of an evaluation takes the ones earlier calls gave back.
+            self.spare_fields = SPARE_FIELDS.try_with(Cell::take).unwrap_or_default();
+        }
         let mut fields = self.spare_fields.pop().unwrap_or_default();
         fields.reserve(props.len());
         for (name, node) in props {
