@@ -16,24 +16,10 @@ from agent_programs import execute_definition, link_execute_program
 from corpus import programs
 from nx_agent import NxError, create_agent_tools, examples, ir
 from test_evaluate import link
+from test_hostile_values import Boom, RaisingList
 
 HOST_VALUES = next((p for p in programs() if p.name == "host-values"), None)
 needs_corpus = pytest.mark.skipif(HOST_VALUES is None, reason="no corpus: see tests/corpus.py")
-
-
-class Boom(Exception):
-    pass
-
-
-class RaisingList(list):  # type: ignore[type-arg]
-    def __iter__(self) -> Iterator[Any]:
-        raise Boom("__iter__")
-
-    def __len__(self) -> int:
-        raise Boom("__len__")
-
-    def __getitem__(self, index: Any) -> Any:
-        raise Boom("__getitem__")
 
 
 class EndlessList(list):  # type: ignore[type-arg]
