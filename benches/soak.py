@@ -25,6 +25,7 @@ import gc
 import sys
 import threading
 import time
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,22 +33,14 @@ from typing import Any
 import nx_agent
 from nx_agent import examples, ir
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benches/programs.py, when loaded by path
+from programs import context_tool  # noqa: E402
+
 #: The budget of the starved tools: ``findPlans`` and the arguments functions need more.
 STARVED_BUDGET = 3
 #: The model's cap on a tool's input (the package's default).
 ARGUMENTS_CAP = 1_000
 
-CONTEXT_MODULE = """module main.nx fingerprint 1
-links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671
-entrypoints functions [whoAmI] components []
-
-record ChatToolContext extends @nx/agent/agent.nx:ToolContext
-  callId: string required
-  conversationId: string required
-
-function whoAmI(context: ChatToolContext): string =
-  context.conversationId
-"""
 
 
 def _request(call: Mapping[str, Any]) -> dict[str, Any]:
@@ -59,29 +52,6 @@ def _request(call: Mapping[str, Any]) -> dict[str, Any]:
             raise ConnectionError(f"shop unreachable for {order}")
         return {"status": 200, "body": {"order": order, "callId": call["callId"], "url": call["request"]["url"]}}
     return {"status": 201, "body": {"subject": arguments["body"]["subject"], "callId": call["callId"]}}
-
-
-def _context_tool() -> Any:
-    library = examples.library_text()
-    modules = {
-        "main.nx": ir.prepare_module(ir.assemble(CONTEXT_MODULE, links=[library])),
-        "@nx/agent/agent.nx": ir.prepare_module(
-            ir.assemble(library, version="b06c00c30be50ada", links=[CONTEXT_MODULE])
-        ),
-    }
-    program = ir.link_program(modules["main.nx"], modules)
-    tool = {
-        "name": "who_am_i",
-        "description": "Says which conversation the call belongs to.",
-        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "kind": "function",
-        "config": {
-            "function": {"module": "main.nx", "name": "whoAmI"},
-            "contextParameters": [{"name": "context", "type": {"module": "main.nx", "name": "ChatToolContext"}}],
-        },
-    }
-    return nx_agent.create_agent_tools([tool], program)[0]
 
 
 @dataclass
@@ -113,7 +83,7 @@ def load_tools() -> Tools:
         open_ticket=agent["open_ticket"],
         starved_find_plans=starved["find_plans"],
         starved_lookup_order=starved["lookup_order"],
-        who_am_i=_context_tool(),
+        who_am_i=context_tool()[0],
         program=agent.program,
     )
 

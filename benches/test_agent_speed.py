@@ -25,7 +25,8 @@ from typing import Any, Callable
 import pytest
 
 from nx_agent import examples, ir
-from nx_agent.agent import compile_agent, create_agent_tools, load_agent
+from nx_agent.agent import compile_agent, load_agent
+from programs import context_tool
 
 COMPILED = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
 AGENT = load_agent(
@@ -50,41 +51,9 @@ def reference(name: str) -> dict[str, str]:
 FIND_PLANS_REF = reference("findPlans")
 LOOKUP_ORDER_REF = reference("lookupOrder")
 
-CONTEXT_MODULE = """module main.nx fingerprint 1
-links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671
-entrypoints functions [whoAmI] components []
-
-record ChatToolContext extends @nx/agent/agent.nx:ToolContext
-  callId: string required
-  conversationId: string required
-
-function whoAmI(context: ChatToolContext): string =
-  context.conversationId
-"""
 
 
-def _context_tool() -> tuple[Any, ir.Program]:
-    library = examples.library_text()
-    modules = {
-        "main.nx": ir.prepare_module(ir.assemble(CONTEXT_MODULE, links=[library])),
-        "@nx/agent/agent.nx": ir.prepare_module(ir.assemble(library, version="b06c00c30be50ada", links=[CONTEXT_MODULE])),
-    }
-    program = ir.link_program(modules["main.nx"], modules)
-    tool = {
-        "name": "who_am_i",
-        "description": "Says which conversation the call belongs to.",
-        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "kind": "function",
-        "config": {
-            "function": {"module": "main.nx", "name": "whoAmI"},
-            "contextParameters": [{"name": "context", "type": {"module": "main.nx", "name": "ChatToolContext"}}],
-        },
-    }
-    return create_agent_tools([tool], program)[0], program
-
-
-WHO_AM_I, CONTEXT_PROGRAM = _context_tool()
+WHO_AM_I, CONTEXT_PROGRAM = context_tool()
 CHAT = {"$type": "ChatToolContext", "conversationId": "conv_9"}
 CHAT_WITH_CALL_ID = {**CHAT, "callId": "t1:0:0"}
 CONTEXT_LIMITS = ir.Limits(max_operations=100_000, max_input_size=1_000 + 3 + 1_000)

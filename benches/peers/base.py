@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 
@@ -9,8 +10,9 @@ class Refused(Exception):
     """A peer cannot express a workload at this size (the reason is the message)."""
 
 
-class Peer:
-    """One engine. Subclasses implement the workloads they can express."""
+class Peer(ABC):
+    """One engine. Every peer implements the three workloads; one it cannot express at some size
+    raises :class:`Refused` with the reason."""
 
     #: Row label in the report.
     name = ""
@@ -23,14 +25,14 @@ class Peer:
     #: Workload → the largest n the peer is run at (beyond it the report gives the note).
     largest: dict[str, int] = {}
 
+    @abstractmethod
     def find_plans(self, team_size: int) -> list[dict[str, Any]]:
         """Workload 1: `findPlans(teamSize)` → one Plan record, as plain Python."""
-        raise NotImplementedError
 
+    @abstractmethod
     def squares(self, n: int) -> list[int]:
         """Workload 2: the squares of 0..n-1 as a list."""
-        raise NotImplementedError
 
+    @abstractmethod
     def items(self, n: int) -> list[str]:
         """Workload 3: `"item <i>"` for i in 0..n-1 as a list, built in a loop."""
-        raise NotImplementedError
