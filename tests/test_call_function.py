@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nx_agent import examples, ir
 
@@ -115,3 +117,79 @@ def test_input_size_counts_the_record_then_the_arguments(program: ir.Program) ->
             ir.call_function(program, FIND_PLANS, args, max_input_size=4)
         assert refused.value.code == "nx-ir-resource-limit"
         assert refused.value.diagnostics[0].limit == {"name": "maxInputSize", "value": 4}
+
+
+# --- A plain Function record is resolved at once; the call is the same as for any record -------
+
+LONG_MODULE = "tools/" + "m" * 70 + ".nx"
+LONG_NAME = "f" * 70
+LONG_NAMES = f"""\
+module {LONG_MODULE} fingerprint 1
+entrypoints functions [{LONG_NAME}] components []
+
+function {LONG_NAME}(n: int) =
+  n
+"""
+
+
+class RecordSubclass(dict):  # type: ignore[type-arg]
+    """A Function record the quick path leaves to the runtime's own reading."""
+
+
+def _same_call(program: ir.Program, function: dict[str, str], args: Any, **limits: Any) -> ir.Evaluation:
+    """The call through the plain record, checked against the same record read in full."""
+    quick = ir.call_function(program, function, args, **limits)
+    for other in (RecordSubclass(function), dict(reversed(list(function.items())))):
+        full = ir.call_function(program, other, args, **limits)
+        assert (full.value, full.usage) == (quick.value, quick.usage)
+    return quick
+
+
+def test_a_long_module_and_name_add_their_text_to_the_record() -> None:
+    program = ir.link_program(ir.prepare_module(ir.assemble(LONG_NAMES)))
+    function = {"$type": "Function", "module": LONG_MODULE, "name": LONG_NAME}
+    size = ir.measure_input_size(function) + ir.measure_input_size({"n": 7})
+    assert size == 3 + 1 + 1 + 2  # each text of 64 to 127 units adds 1
+    result = _same_call(program, function, {"n": 7}, max_input_size=size, max_operations=100)
+    assert result.value == 7 and result.usage == {"operations": result.usage["operations"], "input_size": size}
+    with pytest.raises(ir.NxIrError) as refused:
+        ir.call_function(program, function, {"n": 7}, max_input_size=size - 1)
+    assert refused.value.diagnostics[0].limit == {"name": "maxInputSize", "value": size - 1}
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=150),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=70), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(extra=JSON, key=st.text(max_size=80).filter(lambda k: k != "teamSize"))
+def test_input_size_is_measured_once_and_exactly(extra: Any, key: str) -> None:
+    # Names the function does not declare are dropped, but they are input: the size is the
+    # record's and the arguments' (§6.2), at the limit the call runs, one under it is refused.
+    program = examples.link_example()
+    args = {"teamSize": 40, key: extra}
+    size = ir.measure_input_size(FIND_PLANS) + ir.measure_input_size(args)
+    result = _same_call(program, FIND_PLANS, args, max_input_size=size)
+    assert result.usage == {"input_size": size}
+    business_only(result)
+    for function in (FIND_PLANS, RecordSubclass(FIND_PLANS)):
+        with pytest.raises(ir.NxIrError) as refused:
+            ir.call_function(program, function, args, max_input_size=size - 1)
+        assert refused.value.code == "nx-ir-resource-limit"
+    positional = [40, extra]
+    size = ir.measure_input_size(FIND_PLANS) + ir.measure_input_size(positional)
+    with pytest.raises(ir.NxIrError) as refused:  # a second argument that is no int
+        ir.call_function(program, FIND_PLANS, positional, max_input_size=size - 1)
+    assert refused.value.code == "nx-ir-resource-limit"
+    entry_args = (40, extra)
+    size = sum(ir.measure_input_size(arg) for arg in entry_args)
+    for limit, over in ((size - 1, True), (size, False)):
+        try:
+            ir.evaluate_function(program, "findPlans", entry_args, max_input_size=limit)
+            code = None
+        except ir.NxIrError as error:
+            code = error.code
+        assert (code == "nx-ir-resource-limit") is over

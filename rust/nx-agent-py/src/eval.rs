@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun, Usage,
+    self, CallArguments, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun, Usage,
     MAX_VALUE_NESTING,
 };
 use pyo3::prelude::*;
@@ -215,6 +215,8 @@ enum Segment {
 enum Refusal {
     Type { what: String, path: Vec<Segment> },
     Nesting,
+    /// The input measured so far is over `max_input_size` (its value).
+    OverLimit(u64),
 }
 
 impl Refusal {
@@ -251,28 +253,69 @@ impl Refusal {
                     Some(LimitInfo { name: "maxValueNesting", value: MAX_VALUE_NESTING.into() });
                 error
             }
+            Refusal::OverLimit(limit) => eval::input_limit_error(limit),
         }
     }
 }
 
 /// Converts a Python value to its canonical host value; `root` names it in an error.
 fn read_value(value: &Bound<'_, PyAny>, root: impl FnOnce() -> String) -> Result<HostValue, IrError> {
-    Reader { shallow: [0; SHALLOW], depth: 0, deep: Vec::new() }.read(value).map_err(|refusal| refusal.into_error(&root()))
+    Reader::new(None, 0).read(value).map_err(|refusal| refusal.into_error(&root()))
 }
 
 /// Containers a [`Reader`] keeps on the stack before it needs a vector.
 const SHALLOW: usize = 8;
 
-/// Python → canonical host value.
+/// Python → canonical host value, measuring the input size (ir-format §6.2) as it goes.
 struct Reader {
     /// Containers on the path from the root, to tell a cycle from depth: the first
     /// [`SHALLOW`] in place, any deeper in `deep`.
     shallow: [usize; SHALLOW],
     depth: usize,
     deep: Vec<usize>,
+    /// The input size read so far (with what the reader started from).
+    size: u64,
+    /// Reading stops, refused, once `size` passes this: `max_input_size`, less what the call's
+    /// input holds besides what this reader reads (the `Function` record).
+    allowance: Option<u64>,
+    /// The call's `max_input_size`, named in the refusal.
+    limit: u64,
 }
 
 impl Reader {
+    /// A reader for a call with `limit` as its `max_input_size`, `already` of which the call's
+    /// input has used before what this reader reads.
+    fn new(limit: Option<u64>, already: u64) -> Self {
+        Reader {
+            shallow: [0; SHALLOW],
+            depth: 0,
+            deep: Vec::new(),
+            size: 0,
+            allowance: limit.map(|limit| limit.saturating_sub(already)),
+            limit: limit.unwrap_or(0),
+        }
+    }
+
+    /// Adds `amount` to the size read, refusing once it passes the allowance.
+    #[inline]
+    fn add(&mut self, amount: u64) -> Result<(), Refusal> {
+        self.size = self.size.saturating_add(amount);
+        match self.allowance {
+            Some(allowance) if self.size > allowance => Err(Refusal::OverLimit(self.limit)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds a string's text (⌊UTF-16 length / 64⌋, before it is copied).
+    #[inline]
+    fn add_text(&mut self, text: &str) -> Result<(), Refusal> {
+        if text.len() < 64 {
+            return Ok(());
+        }
+        let units = if text.is_ascii() { text.len() } else { text.chars().map(char::len_utf16).sum() };
+        self.add(units as u64 / 64)
+    }
+
     fn enter(&mut self, object: &Bound<'_, PyAny>) -> Result<(), Refusal> {
         let id = object.as_ptr() as usize;
         if self.shallow[..self.depth.min(SHALLOW)].contains(&id) || self.deep.contains(&id) {
@@ -297,6 +340,7 @@ impl Reader {
     }
 
     fn read(&mut self, value: &Bound<'_, PyAny>) -> Result<HostValue, Refusal> {
+        self.add(1)?;
         if value.is_none() {
             return Ok(HostValue::Null);
         }
@@ -316,10 +360,9 @@ impl Reader {
             return Ok(HostValue::Float(f.value()));
         }
         if let Ok(s) = value.cast::<PyString>() {
-            return s
-                .to_str()
-                .map(|s| HostValue::Str(s.to_owned()))
-                .map_err(|_| Refusal::new("is a string that is not valid Unicode"));
+            let text = s.to_str().map_err(|_| Refusal::new("is a string that is not valid Unicode"))?;
+            self.add_text(text)?;
+            return Ok(HostValue::Str(text.to_owned()));
         }
         if let Some(sequence) = sequence_items(value) {
             self.enter(value)?;
@@ -341,10 +384,12 @@ impl Reader {
                 if key == "$type" {
                     if let Ok(name) = item.cast::<PyString>() {
                         let name = name.to_str().map_err(|e| Refusal::new(e.to_string()).at(Segment::Key(key.into())))?;
+                        self.add_text(name)?;
                         record.type_name = Some(name.to_owned());
                         continue;
                     }
                 }
+                self.add_text(key)?;
                 let read = self.read(&item).map_err(|r| r.at(Segment::Key(key.to_owned())))?;
                 record.fields.push((key.to_owned(), read));
             }
@@ -370,13 +415,15 @@ fn call_limits(
     }
 }
 
-/// What a call runs: a function entrypoint by name, or a function value.
+/// What a call runs: a function entrypoint by name, a function value, or a function value
+/// resolved at once from a plain `Function` record.
 enum Target<'a> {
     Entrypoint(&'a str),
     Function(&'a HostValue),
+    Handle(eval::FunctionHandle),
 }
 
-/// The arguments of a call, converted from Python.
+/// The arguments of a call, converted from Python, with their input size when measured.
 enum Args {
     Positional(Vec<HostValue>),
     Named(Vec<(String, HostValue)>),
@@ -415,27 +462,43 @@ fn with_named<R>(named: &[(String, HostValue)], f: impl FnOnce(&[(&str, &HostVal
 }
 
 /// Runs one call with the GIL held, releasing it only once the evaluation runs long (see
-/// [`crate::sink`]), and writes the result straight into Python objects.
-fn run_call(py: Python<'_>, program: &Program, target: Target<'_>, args: &Args, limits: &CoreLimits) -> PyResult<Evaluation> {
-    let compiled = program.compiled(py)?;
-    let texts = program.texts(py, &compiled);
+/// [`crate::sink`]), and writes the result straight into Python objects. `args_size` is the
+/// arguments' input size when the reader measured it.
+fn run_call(
+    py: Python<'_>,
+    program: &Program,
+    compiled: &Compiled,
+    target: Target<'_>,
+    args: &Args,
+    args_size: Option<u64>,
+    limits: &CoreLimits,
+) -> PyResult<Evaluation> {
+    let texts = program.texts(py, compiled);
     let gil = GilRelease::new(py);
     let hook = || gil.release();
-    let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
+    let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
     let mut sink = PySink { py, gil: &gil, texts, raised: None };
     let mut usage = Usage::default();
     let result = match (target, args) {
         (Target::Entrypoint(name), Args::Positional(values)) => with_positional(values, |items| {
-            eval::evaluate_function_hooked(&compiled, name, items, limits, &mut sink, &mut usage, long_run)
+            eval::evaluate_function_hooked(compiled, name, items, limits, &mut sink, &mut usage, host)
         }),
         (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
         (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
             let args = CallArguments::Positional(items);
-            eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
+            eval::call_function_hooked(compiled, &function, args, limits, &mut sink, &mut usage, host)
         }),
         (Target::Function(function), Args::Named(named)) => with_named(named, |pairs| {
             let args = CallArguments::Named(pairs);
-            eval::call_function_hooked(&compiled, &function, args, limits, &mut sink, &mut usage, long_run)
+            eval::call_function_hooked(compiled, &function, args, limits, &mut sink, &mut usage, host)
+        }),
+        (Target::Handle(function), Args::Positional(values)) => with_positional(values, |items| {
+            let args = CallArguments::Positional(items);
+            eval::call_handle_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
+        }),
+        (Target::Handle(function), Args::Named(named)) => with_named(named, |pairs| {
+            let args = CallArguments::Named(pairs);
+            eval::call_handle_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
         }),
     };
     gil.reacquire();
@@ -451,6 +514,24 @@ fn run_call(py: Python<'_>, program: &Program, target: Target<'_>, args: &Args, 
             Err(raised)
         }
     }
+}
+
+/// Settles a refused conversion: where an input limit is set and the whole input (`pieces`,
+/// measured in place) is over it, the limit is what the call fails on, as the runtime measures
+/// before it converts; otherwise the refusal itself.
+fn refused<'py>(
+    refusal: Refusal,
+    root: impl FnOnce() -> String,
+    limits: &CoreLimits,
+    extra: u64,
+    pieces: impl Iterator<Item = Bound<'py, PyAny>>,
+) -> IrError {
+    if !matches!(refusal, Refusal::OverLimit(_)) {
+        if let Err(over) = check_input(limits, extra, pieces) {
+            return over;
+        }
+    }
+    refusal.into_error(&root())
 }
 
 /// Evaluates the function entrypoint `name` of the program's entry module with positional
@@ -483,16 +564,45 @@ pub fn evaluate_function(
         return Err(to_py_err(py, &IrError::new(codes::MISSING_ENTRYPOINT, message)));
     };
     let mut values = Vec::new();
+    let mut reader = Reader::new(limits.max_input_size, 0);
     if let Some(args) = args.filter(|a| !a.is_none()) {
         let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         };
-        check_input(&limits, 0, sequence_items(&args).into_iter().flatten()).or_raise(py)?;
+        values.reserve(items.size_hint().0);
         for (index, arg) in items.enumerate() {
-            values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
+            match reader.read(&arg) {
+                Ok(value) => values.push(value),
+                Err(refusal) => {
+                    let pieces = sequence_items(&args).into_iter().flatten();
+                    return Err(to_py_err(py, &refused(refusal, || format!("args[{index}]"), &limits, 0, pieces)));
+                }
+            }
         }
     }
-    run_call(py, program, Target::Entrypoint(name), &Args::Positional(values), &limits)
+    let compiled = program.compiled(py)?;
+    run_call(py, program, &compiled, Target::Entrypoint(name), &Args::Positional(values), Some(reader.size), &limits)
+}
+
+/// The function of a plain `Function` record (an exact dict of `$type` "Function", a string
+/// `module` and a string `name`, nothing else) resolved at once; `None` for anything else, which
+/// is read as a host value and checked as the runtime checks it.
+fn plain_function(py: Python<'_>, compiled: &Compiled, function: &Bound<'_, PyAny>) -> Option<eval::FunctionHandle> {
+    let record = function.cast_exact::<PyDict>().ok()?;
+    if record.len() != 3 {
+        return None;
+    }
+    let text = |key: &Bound<'_, PyString>| -> Option<String> {
+        let value = record.get_item(key).ok()??;
+        Some(value.cast_exact::<PyString>().ok()?.to_str().ok()?.to_owned())
+    };
+    let kind = record.get_item(pyo3::intern!(py, "$type")).ok()??;
+    if kind.cast_exact::<PyString>().ok()?.to_str().ok()? != "Function" {
+        return None;
+    }
+    let module = text(pyo3::intern!(py, "module"))?;
+    let name = text(pyo3::intern!(py, "name"))?;
+    compiled.function_handle(&module, &name).ok()
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
@@ -520,18 +630,21 @@ pub fn call_function(
         max_range_length.as_ref(),
     )
     .or_raise(py)?;
+    let compiled = program.compiled(py)?;
+    let handle = plain_function(py, &compiled, &function);
+    // The reader stops once the arguments alone are over what the limit leaves beside the
+    // Function record (when its size is known here); the runtime checks the exact total.
+    let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
+    let pieces = || std::iter::once(function.clone());
     let args = match args.filter(|a| !a.is_none()) {
-        None => Args::Named(Vec::new()),
+        None => {
+            reader.size = 1;
+            Args::Named(Vec::new())
+        }
         Some(args) => {
-            // The Function record, then the arguments as one record or list (1 + their values;
-            // names under 64 units cost nothing): an estimate never above the exact size, which
-            // the evaluator measures again once converted.
             if let Ok(dict) = args.cast::<PyDict>() {
-                check_input(&limits, 1, std::iter::once(function.clone()).chain(dict.values())).or_raise(py)?;
-            } else if let Some(items) = sequence_items(&args) {
-                check_input(&limits, 1, std::iter::once(function.clone()).chain(items)).or_raise(py)?;
-            }
-            if let Ok(dict) = args.cast::<PyDict>() {
+                // The arguments are one record: 1, then each name's text and value.
+                reader.add(1).map_err(|r| to_py_err(py, &r.into_error("args")))?;
                 let mut named = Vec::with_capacity(dict.len());
                 for (key, value) in dict.iter() {
                     let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
@@ -540,25 +653,38 @@ pub fn call_function(
                             Err(_) => format!("a key of type {}, which is not a string", type_name(&key)),
                         };
                         let error = IrError::new(codes::BOUNDARY_TYPE, format!("args has {what}"));
+                        let error = check_input(&limits, 1, pieces().chain(dict.values())).err().unwrap_or(error);
                         return Err(to_py_err(py, &error));
                     };
-                    // A value with no canonical form is refused as the runtime refuses an
-                    // argument that does not fit: naming the parameter it was passed for.
-                    let read = read_value(&value, || format!("args[{key:?}]"))
-                        .map_err(|mut error| {
+                    let read = reader.add_text(&key).and_then(|()| reader.read(&value));
+                    match read {
+                        Ok(read) => named.push((key, read)),
+                        Err(refusal) => {
+                            let root = || format!("args[{key:?}]");
+                            let mut error = refused(refusal, root, &limits, 1, pieces().chain(dict.values()));
+                            // A value with no canonical form is refused as the runtime refuses an
+                            // argument that does not fit: naming the parameter it was passed for.
                             if error.code() == codes::BOUNDARY_TYPE {
                                 error.diagnostics[0].argument = Some(key.clone());
                             }
-                            error
-                        })
-                        .or_raise(py)?;
-                    named.push((key, read));
+                            return Err(to_py_err(py, &error));
+                        }
+                    }
                 }
                 Args::Named(named)
             } else if let Some(items) = sequence_items(&args) {
-                let mut values = Vec::new();
+                // The arguments are one list: 1, then each value.
+                reader.add(1).map_err(|r| to_py_err(py, &r.into_error("args")))?;
+                let mut values = Vec::with_capacity(items.size_hint().0);
                 for (index, arg) in items.enumerate() {
-                    values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
+                    match reader.read(&arg) {
+                        Ok(value) => values.push(value),
+                        Err(refusal) => {
+                            let rest = sequence_items(&args).into_iter().flatten();
+                            let error = refused(refusal, || format!("args[{index}]"), &limits, 1, pieces().chain(rest));
+                            return Err(to_py_err(py, &error));
+                        }
+                    }
                 }
                 Args::Positional(values)
             } else {
@@ -567,8 +693,12 @@ pub fn call_function(
             }
         }
     };
+    let args_size = Some(reader.size);
+    if let Some(handle) = handle {
+        return run_call(py, program, &compiled, Target::Handle(handle), &args, args_size, &limits);
+    }
     let function = read_value(&function, || "function".into()).or_raise(py)?;
-    run_call(py, program, Target::Function(&function), &args, &limits)
+    run_call(py, program, &compiled, Target::Function(&function), &args, args_size, &limits)
 }
 
 /// Benchmarks only: evaluates the entrypoint `name` as `evaluate_function` does, charging the
@@ -590,10 +720,10 @@ pub fn _evaluate_discarding<'py>(
     let compiled = program.compiled(py)?;
     let gil = GilRelease::new(py);
     let hook = || gil.release();
-    let long_run = Some(LongRun { after: LONG_RUN, hook: &hook });
+    let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size: None };
     let mut usage = Usage::default();
     let result = with_positional(&values, |items| {
-        eval::evaluate_function_hooked(&compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, long_run)
+        eval::evaluate_function_hooked(&compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, host)
     });
     gil.reacquire();
     result.or_raise(py)?;

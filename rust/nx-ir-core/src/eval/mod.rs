@@ -95,7 +95,7 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
-    evaluate_function_hooked(program, name, args, limits, sink, usage, None)
+    evaluate_function_hooked(program, name, args, limits, sink, usage, HostCall::default())
 }
 
 /// A hook run once when an evaluation has charged `after` operations (with or without a
@@ -108,7 +108,67 @@ pub struct LongRun<'a> {
     pub hook: &'a dyn Fn(),
 }
 
-/// [`evaluate_function_with`] with a [`LongRun`] hook.
+/// What a binding adds to a call: a [`LongRun`] hook, and the input size of the arguments when
+/// it measured them itself while converting them (ir-format §6.2, exactly as the runtime would:
+/// by position each argument, a left-out one 1, plus 1 for the list of a [`CallArguments`];
+/// by name 1 for the record plus each name's text and value), so they are not walked twice.
+#[derive(Clone, Copy, Default)]
+pub struct HostCall<'a> {
+    pub long_run: Option<LongRun<'a>>,
+    pub args_size: Option<u64>,
+}
+
+/// A function of a compiled program resolved once from its `Function` record's module and name,
+/// with the input size of that record, for calls that name it again and again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionHandle {
+    function: FunctionRef,
+    record_size: u64,
+}
+
+impl FunctionHandle {
+    /// The input size of the `{"$type": "Function", "module", "name"}` record (ir-format §6.2).
+    pub fn record_size(&self) -> u64 {
+        self.record_size
+    }
+}
+
+impl CompiledProgram {
+    /// Resolves the function `name` of the module `module`; `nx-ir-function-value` when the
+    /// program links no such module or the module declares no such function.
+    pub fn function_handle(&self, module: &str, name: &str) -> IrResult<FunctionHandle> {
+        let function = self.resolve_function(module, name, &"call_function")?;
+        // The record counts 1, its `$type` and member names nothing (under 64 units), each
+        // member value 1 plus its text.
+        let record_size = 3 + value::text_cost(module) + value::text_cost(name);
+        Ok(FunctionHandle { function, record_size })
+    }
+}
+
+/// Adds the arguments' size to `meter`: as the host measured it, or measured here.
+fn measure_args<S: HostValueSource<Child = S>>(
+    meter: &mut SizeMeter,
+    measured: Option<u64>,
+    measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>,
+) -> IrResult<()> {
+    match measured {
+        Some(size) => {
+            meter.total = meter.total.saturating_add(size);
+            Ok(())
+        }
+        None => measure(meter),
+    }
+}
+
+/// Measures arguments given by name or by position (the record or list counting 1).
+fn measure_call_arguments<S: HostValueSource<Child = S>>(meter: &mut SizeMeter, args: &CallArguments<'_, S>) -> IrResult<()> {
+    match args {
+        CallArguments::Named(fields) => meter.record(fields),
+        CallArguments::Positional(items) => meter.list(items),
+    }
+}
+
+/// [`evaluate_function_with`] with what a binding adds ([`HostCall`]).
 pub fn evaluate_function_hooked<S, K>(
     program: &CompiledProgram,
     name: &str,
@@ -116,7 +176,7 @@ pub fn evaluate_function_hooked<S, K>(
     limits: &Limits,
     sink: &mut K,
     usage: &mut Usage,
-    long_run: Option<LongRun<'_>>,
+    host: HostCall<'_>,
 ) -> IrResult<K::Out>
 where
     S: HostValueSource<Child = S>,
@@ -126,16 +186,18 @@ where
     work::record(0);
     limits.validate()?;
     check_input_size(limits, usage, |meter| {
-        for arg in args {
-            match arg {
-                Some(arg) => meter.value(arg)?,
-                None => meter.total += 1,
+        measure_args::<S>(meter, host.args_size, |meter| {
+            for arg in args {
+                match arg {
+                    Some(arg) => meter.value(arg)?,
+                    None => meter.total += 1,
+                }
+                if meter.over() {
+                    break;
+                }
             }
-            if meter.over() {
-                break;
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     })?;
     let entry = program.modules.first().ok_or_else(|| IrError::new(codes::UNLINKED, "The program has no modules."))?;
     let decl = entry
@@ -145,7 +207,7 @@ where
         .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
         .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
     let mut machine = Machine::new(program, limits);
-    if let Some(LongRun { after, hook }) = long_run {
+    if let Some(LongRun { after, hook }) = host.long_run {
         machine.on_long_run(after, hook);
     }
     let result = (|| {
@@ -178,10 +240,10 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
-    call_function_hooked(program, function, args, limits, sink, usage, None)
+    call_function_hooked(program, function, args, limits, sink, usage, HostCall::default())
 }
 
-/// [`call_function_with`] with a [`LongRun`] hook.
+/// [`call_function_with`] with what a binding adds ([`HostCall`]).
 pub fn call_function_hooked<S, K>(
     program: &CompiledProgram,
     function: &S,
@@ -189,7 +251,7 @@ pub fn call_function_hooked<S, K>(
     limits: &Limits,
     sink: &mut K,
     usage: &mut Usage,
-    long_run: Option<LongRun<'_>>,
+    host: HostCall<'_>,
 ) -> IrResult<K::Out>
 where
     S: HostValueSource<Child = S>,
@@ -203,13 +265,10 @@ where
         if meter.over() {
             return Ok(());
         }
-        match args {
-            CallArguments::Named(fields) => meter.record(fields),
-            CallArguments::Positional(items) => meter.list(items),
-        }
+        measure_args::<S>(meter, host.args_size, |meter| measure_call_arguments(meter, &args))
     })?;
     let mut machine = Machine::new(program, limits);
-    if let Some(LongRun { after, hook }) = long_run {
+    if let Some(LongRun { after, hook }) = host.long_run {
         machine.on_long_run(after, hook);
     }
     let result = (|| {
@@ -221,30 +280,75 @@ where
             ));
         };
         let function = machine.resolve_function(&module, &name, &"call_function")?;
-        let values = match args {
-            CallArguments::Named(named) => {
-                let mut fields = Vec::with_capacity(named.len());
-                for (key, value) in named {
-                    fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
-                }
-                machine.by_name(function, &fields)
-            }
-            CallArguments::Positional(items) => {
-                let mut values = Vec::with_capacity(items.len());
-                for item in items {
-                    values.push(match item {
-                        Some(item) => Some(machine.read_host(item, 0)?),
-                        None => None,
-                    });
-                }
-                values
-            }
-        };
-        run(&mut machine, function, values, sink)
+        call_with(&mut machine, function, args, sink)
     })();
     usage.operations = machine.used();
     work::record(machine.work);
     result
+}
+
+/// [`call_function_hooked`] for a function resolved once ([`CompiledProgram::function_handle`]):
+/// the same call, input size (the `Function` record's size included) and result, with no
+/// record to read.
+pub fn call_handle_hooked<S, K>(
+    program: &CompiledProgram,
+    function: FunctionHandle,
+    args: CallArguments<'_, S>,
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+    host: HostCall<'_>,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
+    *usage = Usage::default();
+    work::record(0);
+    limits.validate()?;
+    check_input_size(limits, usage, |meter| {
+        meter.total = function.record_size;
+        if meter.over() {
+            return Ok(());
+        }
+        measure_args::<S>(meter, host.args_size, |meter| measure_call_arguments(meter, &args))
+    })?;
+    let mut machine = Machine::new(program, limits);
+    if let Some(LongRun { after, hook }) = host.long_run {
+        machine.on_long_run(after, hook);
+    }
+    let result = call_with(&mut machine, function.function, args, sink);
+    usage.operations = machine.used();
+    work::record(machine.work);
+    result
+}
+
+/// Reads the arguments of a call of `function` and runs it.
+fn call_with<S, K>(machine: &mut Machine<'_>, function: FunctionRef, args: CallArguments<'_, S>, sink: &mut K) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
+    let values = match args {
+        CallArguments::Named(named) => {
+            let mut fields = Vec::with_capacity(named.len());
+            for (key, value) in named {
+                fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
+            }
+            machine.by_name(function, &fields)
+        }
+        CallArguments::Positional(items) => {
+            let mut values = Vec::with_capacity(items.len());
+            for item in items {
+                values.push(match item {
+                    Some(item) => Some(machine.read_host(item, 0)?),
+                    None => None,
+                });
+            }
+            values
+        }
+    };
+    run(machine, function, values, sink)
 }
 
 fn run<K: HostValueSink>(

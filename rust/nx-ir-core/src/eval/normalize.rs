@@ -170,20 +170,7 @@ impl<'p> Machine<'p> {
 
     /// Resolves a `Function` record's module and name to a linked function.
     pub fn resolve_function(&self, module: &str, name: &str, path: &dyn fmt::Display) -> IrResult<FunctionRef> {
-        let Some(m) = self.prog.module_by_identity(module) else {
-            return Err(IrError::new(
-                codes::FUNCTION_VALUE,
-                format!("{path} names function '{name}' of module '{module}', which the program does not link."),
-            ));
-        };
-        let found = self.prog.modules[m as usize].decl_by_name.get(name).copied();
-        match found {
-            Some(d) if matches!(self.prog.decl(m, d).kind, CDeclKind::Function { .. }) => Ok(FunctionRef { module: m, decl: d }),
-            _ => Err(IrError::new(
-                codes::FUNCTION_VALUE,
-                format!("{path} names function '{name}', which module '{module}' does not declare."),
-            )),
-        }
+        self.prog.resolve_function(module, name, path)
     }
 
     fn normalize_primitive(&self, cx: Cx, prim: &Prim, value: Value, path: &Path<'_>) -> IrResult<Value> {
@@ -545,5 +532,26 @@ pub(crate) fn function_record(value: &Value) -> Option<(Arc<str>, Arc<str>)> {
     match (record.get("module"), record.get("name")) {
         (Some(Value::Str(module)), Some(Value::Str(name))) => Some((Arc::clone(module), Arc::clone(name))),
         _ => None,
+    }
+}
+
+impl CompiledProgram {
+    /// Resolves a `Function` record's module and name to a linked function; `path` names the
+    /// record in an error.
+    pub(crate) fn resolve_function(&self, module: &str, name: &str, path: &dyn fmt::Display) -> IrResult<FunctionRef> {
+        let Some(m) = self.module_by_identity(module) else {
+            return Err(IrError::new(
+                codes::FUNCTION_VALUE,
+                format!("{path} names function '{name}' of module '{module}', which the program does not link."),
+            ));
+        };
+        let found = self.modules[m as usize].decl_by_name.get(name).copied();
+        match found {
+            Some(d) if matches!(self.decl(m, d).kind, CDeclKind::Function { .. }) => Ok(FunctionRef { module: m, decl: d }),
+            _ => Err(IrError::new(
+                codes::FUNCTION_VALUE,
+                format!("{path} names function '{name}', which module '{module}' does not declare."),
+            )),
+        }
     }
 }

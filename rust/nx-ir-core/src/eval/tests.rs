@@ -470,3 +470,42 @@ fn call_function_by_position_and_by_name() {
     let error = call_function(&program, &add, CallArguments::Positional(&[Some(&one), Some(&two)]), &tight).unwrap_err();
     assert_eq!(error.diagnostics[0].limit.as_ref().map(|l| l.name), Some("maxInputSize"));
 }
+
+#[test]
+fn a_function_handle_calls_as_its_record_does() {
+    // The record resolved once: the same value, operations and input size (the record's 3 in
+    // it), a host-measured argument size used as given, and a bad name refused as the record is.
+    let program = arithmetic_program();
+    let add = function_value("main.nx", "add");
+    let handle = program.function_handle("main.nx", "add").unwrap();
+    assert_eq!(handle.record_size(), measure_input_size(&&add, None).unwrap());
+    let (one, two) = (HostValue::Int(1), HostValue::Int(2));
+    let named = [("a", &one), ("b", &two)];
+    let positional = [Some(&one), Some(&two)];
+    let call = |args: CallArguments<'_, &HostValue>, limits: &Limits, host: HostCall<'_>| {
+        let mut usage = Usage::default();
+        let value = call_handle_hooked(&program, handle, args, limits, &mut HostValueBuilder, &mut usage, host);
+        (value, usage)
+    };
+    for limit in [None, Some(6)] {
+        let limits = Limits { max_input_size: limit, ..Limits::with_budget(u64::MAX) };
+        for args in [CallArguments::Named(&named), CallArguments::Positional(&positional)] {
+            let expected = call_function_with(&program, &&add, args, &limits, &mut HostValueBuilder, &mut Usage::default());
+            let (value, usage) = call(args, &limits, HostCall::default());
+            assert_eq!(value.unwrap(), expected.unwrap());
+            assert_eq!(usage, Usage { operations: Some(6), input_size: limit });
+        }
+    }
+    let tight = Limits { max_input_size: Some(5), ..Limits::default() };
+    let (value, _) = call(CallArguments::Named(&named), &tight, HostCall::default());
+    assert_eq!(value.unwrap_err().diagnostics[0].limit.as_ref().map(|l| l.name), Some("maxInputSize"));
+    // A measured size is trusted: 3 for the record, then what the host says.
+    let sized = Limits { max_input_size: Some(10), ..Limits::default() };
+    let (_, usage) = call(CallArguments::Named(&named), &sized, HostCall { long_run: None, args_size: Some(7) });
+    assert_eq!(usage.input_size, Some(10));
+    let (value, _) = call(CallArguments::Named(&named), &sized, HostCall { long_run: None, args_size: Some(8) });
+    assert_eq!(value.unwrap_err().code(), codes::RESOURCE_LIMIT);
+    for (module, name) in [("main.nx", "nope"), ("elsewhere.nx", "add")] {
+        assert_eq!(program.function_handle(module, name).unwrap_err().code(), codes::FUNCTION_VALUE);
+    }
+}
