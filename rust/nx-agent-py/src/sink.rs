@@ -177,6 +177,32 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
         }
     }
 
+    fn list_of<F>(&mut self, len: usize, mut item: F) -> IrResult<Self::Out>
+    where
+        F: FnMut(&mut Self, usize) -> IrResult<Self::Out>,
+    {
+        self.gil.reacquire();
+        let py = self.py;
+        let Ok(size) = ffi::Py_ssize_t::try_from(len) else {
+            return Err(self.failed(pyo3::exceptions::PyMemoryError::new_err("the list is too long")));
+        };
+        // SAFETY: the GIL is held. A new list's slots are NULL until set; one dropped before
+        // every slot is set (a failed item) is freed safely, as list_dealloc skips NULL slots.
+        let list = unsafe { ffi::PyList_New(size) };
+        if list.is_null() {
+            return Err(self.failed(PyErr::fetch(py)));
+        }
+        // SAFETY: `list` is a new reference we own.
+        let list = unsafe { Bound::from_owned_ptr(py, list) };
+        for at in 0..len {
+            let value = item(self, at)?;
+            // SAFETY: `at` is within the list's length, its slot is empty, and PyList_SetItem
+            // takes the reference `into_ptr` gives up (it cannot fail for an index in range).
+            unsafe { ffi::PyList_SetItem(list.as_ptr(), at as ffi::Py_ssize_t, value.into_ptr()) };
+        }
+        Ok(list.into_any())
+    }
+
     fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out> {
         self.gil.reacquire();
         let py = self.py;

@@ -98,6 +98,20 @@ pub trait HostValueSink {
     fn float(&mut self, value: f64) -> IrResult<Self::Out>;
     fn str(&mut self, value: &str) -> IrResult<Self::Out>;
     fn list(&mut self, items: Vec<Self::Out>) -> IrResult<Self::Out>;
+    /// A list of `len` items, written in order by `item` (given the sink and the position). By
+    /// default they are collected and handed to [`HostValueSink::list`]; a binding may build its
+    /// own list in place instead.
+    fn list_of<F>(&mut self, len: usize, mut item: F) -> IrResult<Self::Out>
+    where
+        Self: Sized,
+        F: FnMut(&mut Self, usize) -> IrResult<Self::Out>,
+    {
+        let mut items = Vec::with_capacity(len);
+        for at in 0..len {
+            items.push(item(self, at)?);
+        }
+        self.list(items)
+    }
     /// An object; `type_name` is written as `$type` first, then the fields in the order given
     /// (sorted by name).
     fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out>;

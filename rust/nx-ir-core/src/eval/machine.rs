@@ -963,7 +963,23 @@ impl<'p> Machine<'p> {
         let reserve = count.min(self.remaining).min(1 << 22) as usize;
         let mut out = Vec::with_capacity(reserve);
         let leaf_body = self.binary_node(cx, body);
-        for position in 0..count {
+        let fused = match (leaf_body, index_slot) {
+            (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs),
+            _ => None,
+        };
+        let mut position = 0;
+        while position < count {
+            if let Some(fused) = fused {
+                let done = self.run_fused(fused, start, position, count, &mut out);
+                if done > 0 {
+                    position += done;
+                    let last = (start as i128 + position as i128 - 1) as i64;
+                    self.bind(cx, frame, item, Value::Int(last))?;
+                    if position == count {
+                        break;
+                    }
+                }
+            }
             let value = (start as i128 + position as i128) as i64;
             self.bind(cx, frame, item, Value::Int(value))?;
             if let Some(slot) = index_slot {
@@ -974,8 +990,75 @@ impl<'p> Machine<'p> {
                 None => self.eval(cx, frame, body)?,
             };
             self.place(cx, index, &mut out, value)?;
+            position += 1;
         }
         Ok(Value::seq(out))
+    }
+
+    /// A loop body that is one integer operator over the loop variable and integer constants
+    /// (literals, or locals the body cannot rebind), with every per-iteration check passing at
+    /// this nesting level and stack position: it is run by [`Machine::run_fused`].
+    fn fused_body(&self, cx: Cx, frame: &Frame, item: u32, op: BinOp, lhs: u32, rhs: u32) -> Option<FusedBody> {
+        if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+            return None;
+        }
+        // The operator's node is charged at this level and its operands one deeper: both
+        // within the nesting limit and the stack, which no iteration changes.
+        if self.nesting + 1 >= MAX_EXPRESSION_NESTING || !self.stack_ok() {
+            return None;
+        }
+        let nodes = &self.prog.modules.get(cx.module as usize)?.nodes;
+        let operand = |node: u32| match nodes.get(node as usize)? {
+            CNode::Slot { slot, .. } if *slot == item => Some(Operand::Item),
+            CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
+                Some(Some(Value::Int(i))) => Some(Operand::Const(*i)),
+                _ => None,
+            },
+            CNode::Int(i) => Some(Operand::Const(*i)),
+            _ => None,
+        };
+        Some(FusedBody { op, lhs: operand(lhs)?, rhs: operand(rhs)? })
+    }
+
+    /// Runs iterations `position..count` of a fused loop body for as long as each of them would
+    /// take only fast paths in the general loop (the operator's node, its two operands and the
+    /// placed item, 4 operations, all charged while the budget is above the long-run mark) and
+    /// returns how many ran: the same items, charges and work as the general loop, which takes
+    /// the iteration where a charge could fail or a long-run hook is due.
+    fn run_fused(&mut self, body: FusedBody, start: i64, position: u64, count: u64, out: &mut Vec<Value>) -> u64 {
+        const CHARGES: u64 = 4;
+        let runs = (count - position).min(self.remaining.saturating_sub(self.mark) / CHARGES);
+        if runs == 0 {
+            return 0;
+        }
+        let first = (start as i128 + position as i128) as i64;
+        let FusedBody { op, lhs, rhs } = body;
+        let pick = |operand: Operand, item: i64| match operand {
+            Operand::Item => item,
+            Operand::Const(value) => value,
+        };
+        out.reserve(runs as usize);
+        macro_rules! fill {
+            ($make:expr) => {
+                out.extend((0..runs).map(|k| {
+                    let item = first.wrapping_add(k as i64);
+                    $make(pick(lhs, item), pick(rhs, item))
+                }))
+            };
+        }
+        match op {
+            BinOp::Add => fill!(|a: i64, b: i64| Value::Int(a.wrapping_add(b))),
+            BinOp::Sub => fill!(|a: i64, b: i64| Value::Int(a.wrapping_sub(b))),
+            BinOp::Mul => fill!(|a: i64, b: i64| Value::Int(a.wrapping_mul(b))),
+            BinOp::Lt => fill!(|a: i64, b: i64| Value::Bool(a < b)),
+            BinOp::Le => fill!(|a: i64, b: i64| Value::Bool(a <= b)),
+            BinOp::Gt => fill!(|a: i64, b: i64| Value::Bool(a > b)),
+            BinOp::Ge => fill!(|a: i64, b: i64| Value::Bool(a >= b)),
+            _ => return 0,
+        }
+        self.remaining -= runs * CHARGES;
+        self.tally(runs);
+        runs
     }
 
     // ---- patterns ---------------------------------------------------------------------------
@@ -1362,4 +1445,19 @@ fn unreachable_value() -> Value {
 #[allow(dead_code)]
 pub(crate) fn text_len_cost(text: &str) -> u64 {
     text_cost(text)
+}
+
+/// An operand of a fused loop body: the loop variable, or an integer fixed for the loop.
+#[derive(Clone, Copy)]
+enum Operand {
+    Item,
+    Const(i64),
+}
+
+/// A loop body fused by [`Machine::fused_body`].
+#[derive(Clone, Copy)]
+struct FusedBody {
+    op: BinOp,
+    lhs: Operand,
+    rhs: Operand,
 }

@@ -35,31 +35,20 @@ impl Machine<'_> {
                 }
                 sink.str(&case.case)
             }
-            Value::Seq(items) => {
-                let mut out: Vec<S::Out> = Vec::with_capacity(items.len());
-                for item in items.iter() {
-                    // A scalar item is written in place: it nests nothing, so the stack
-                    // check its own call would make is the one this call already made.
-                    let written = match item {
-                        Value::Int(i) => {
-                            if !self.charge_one() {
-                                self.charge(cx, None, 1)?;
-                            }
-                            self.tally(1);
-                            sink.int(*i)?
+            Value::Seq(items) => sink.list_of(items.len(), |sink, at| {
+                // A scalar item is written in place: it nests nothing, so the stack check its
+                // own call would make is the one this call already made.
+                match &items[at] {
+                    Value::Int(i) => {
+                        if !self.charge_one() {
+                            self.charge(cx, None, 1)?;
                         }
-                        other => self.write(cx, other, sink)?,
-                    };
-                    debug_assert!(out.len() < out.capacity());
-                    // SAFETY: `out` was made with room for every item, and one is written per
-                    // item, so the slot past its length is allocated and unused.
-                    unsafe {
-                        out.as_mut_ptr().add(out.len()).write(written);
-                        out.set_len(out.len() + 1);
+                        self.tally(1);
+                        sink.int(*i)
                     }
+                    other => self.write(cx, other, sink),
                 }
-                sink.list(out)
-            }
+            }),
             Value::Function(function) => {
                 let prog = self.prog;
                 let module = &prog.modules[function.module as usize];

@@ -1,0 +1,120 @@
+//! A `for` over a range whose body is one integer operator of the loop variable and constants
+//! runs fused (`Machine::run_fused`). Each loop here is written twice: as it is, and with an
+//! index variable it never reads, which the fused path does not take. The two must agree on
+//! everything the runtime reports: value, operations, and for every budget below the total the
+//! same failure, at the same declaration; and a long-run hook runs once in both.
+
+use std::cell::Cell;
+
+use nx_ir_core::assemble::{assemble, AssembleOptions};
+use nx_ir_core::error::codes;
+use nx_ir_core::eval::{
+    evaluate_function_hooked, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, ModelProgram, Usage,
+};
+
+const RANGE: &str = "<@nx/prelude.nx:Range end=n endInclusive=false start=s />";
+const INCLUSIVE: &str = "<@nx/prelude.nx:Range end=n endInclusive=true start=s />";
+
+/// (name, range, body): each body an operator the fused path takes, over `i`, literals and the
+/// parameter `k`.
+const LOOPS: [(&str, &str, &str); 8] = [
+    ("squares", RANGE, "(i mul i)"),
+    ("shifted", RANGE, "(i add k)"),
+    ("fromLiteral", INCLUSIVE, "(3 sub i)"),
+    ("scaled", RANGE, "(k mul i)"),
+    ("below", RANGE, "(i lt k)"),
+    ("atMost", INCLUSIVE, "(i le 2)"),
+    ("above", RANGE, "(i gt k)"),
+    ("atLeast", RANGE, "(k ge i)"),
+];
+
+fn program() -> CompiledProgram {
+    let mut text = String::from(
+        "module fused.nx fingerprint 1\nlinks @nx/prelude.nx version \"1\" fingerprint 16429037828798365428\nrequires ranges-v1\n",
+    );
+    let names: Vec<String> = LOOPS.iter().flat_map(|(name, _, _)| [name.to_string(), format!("{name}Indexed")]).collect();
+    text.push_str(&format!("entrypoints functions [{}] components []\n", names.join(" ")));
+    for (name, range, body) in LOOPS {
+        text.push_str(&format!("\nfunction {name}(s: int, n: int, k: int) =\n  for i in {range} yield\n    {body}\n"));
+        text.push_str(&format!("\nfunction {name}Indexed(s: int, n: int, k: int) =\n  for i, at in {range} yield\n    {body}\n"));
+    }
+    let module = assemble(&text, &AssembleOptions::default()).expect("assembles");
+    let prelude = nx_ir_core::prelude::prelude_model().expect("the prelude assembles");
+    let linked = ModelProgram::link(vec![module, prelude]).expect("links");
+    CompiledProgram::compile(&linked).expect("compiles")
+}
+
+struct Outcome {
+    value: Result<HostValue, (String, Option<String>)>,
+    usage: Usage,
+    hooks: u32,
+}
+
+fn run(program: &CompiledProgram, name: &str, args: [i64; 3], limits: &Limits, hook_after: Option<u64>) -> Outcome {
+    let hooks = Cell::new(0);
+    let hook = || hooks.set(hooks.get() + 1);
+    let host = HostCall { long_run: hook_after.map(|after| LongRun { after, hook: &hook }), args_size: None };
+    let args = args.map(HostValue::Int);
+    let args: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
+    let mut usage = Usage::default();
+    let value = evaluate_function_hooked(program, name, &args, limits, &mut HostValueBuilder, &mut usage, host)
+        .map_err(|e| (e.code().to_string(), e.diagnostics[0].declaration.clone()));
+    Outcome { value, usage, hooks: hooks.get() }
+}
+
+#[test]
+fn a_fused_loop_agrees_with_the_general_one_at_every_budget() {
+    let program = program();
+    for (name, _, _) in LOOPS {
+        let indexed = format!("{name}Indexed");
+        for args in [[0, 0, 4], [0, 1, 4], [-3, 9, 2], [5, 40, -7], [i64::MAX - 6, i64::MAX - 1, 3]] {
+            let full = run(&program, name, args, &Limits::with_budget(u64::MAX), None);
+            let general = run(&program, &indexed, args, &Limits::with_budget(u64::MAX), None);
+            assert!(full.value.is_ok(), "{name}{args:?}: {:?}", full.value);
+            assert_eq!(full.value, general.value, "{name}{args:?}");
+            assert_eq!(full.usage, general.usage, "{name}{args:?}");
+            let total = full.usage.operations.unwrap();
+            for budget in 0..total {
+                let fused = run(&program, name, args, &Limits::with_budget(budget), None);
+                let general = run(&program, &indexed, args, &Limits::with_budget(budget), None);
+                let (code, declaration) = fused.value.expect_err("over budget");
+                assert_eq!(code, codes::RESOURCE_LIMIT, "{name}{args:?} at {budget}");
+                let (general_code, general_declaration) = general.value.unwrap_err();
+                assert_eq!((code, fused.usage), (general_code, general.usage), "{name}{args:?} at {budget}");
+                // The indexed twin is another declaration: the same function by name.
+                assert_eq!(declaration.map(|d| d.replace("Indexed", "")), general_declaration.map(|d| d.replace("Indexed", "")));
+            }
+            // A long-run hook runs as often in both (once when due before the result is written), the
+            // result unchanged.
+            for after in [0, 1, 2, 3, 4, 5, 7, total / 2, total.saturating_sub(1)] {
+                let hooked = run(&program, name, args, &Limits::default(), Some(after));
+                let general = run(&program, &indexed, args, &Limits::default(), Some(after));
+                assert_eq!(hooked.value, full.value);
+                assert_eq!(hooked.hooks, general.hooks, "{name}{args:?} hook after {after}");
+                // Due within the evaluation it runs once; due only in the writing, never.
+                assert!(hooked.hooks <= 1 && (after > 3 || hooked.hooks == 1), "{name}{args:?} hook after {after}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_fused_loop_computes_what_its_operator_does() {
+    // Values from the operators' definitions (ir-format §4: 64-bit wrapping integers).
+    let program = program();
+    let ints = |v: HostValue| match v {
+        HostValue::List(items) => items,
+        HostValue::Null => Vec::new(),
+        other => vec![other],
+    };
+    let squares = ints(run(&program, "squares", [0, 5, 0], &Limits::default(), None).value.unwrap());
+    assert_eq!(squares, [0, 1, 4, 9, 16].map(HostValue::Int));
+    let wrapped = ints(run(&program, "shifted", [i64::MAX - 1, i64::MAX, 2], &Limits::default(), None).value.unwrap());
+    assert_eq!(wrapped, [HostValue::Int(i64::MIN)]);
+    let from = ints(run(&program, "fromLiteral", [0, 4, 0], &Limits::default(), None).value.unwrap());
+    assert_eq!(from, [3, 2, 1, 0, -1].map(HostValue::Int));
+    let below = ints(run(&program, "below", [0, 4, 2], &Limits::default(), None).value.unwrap());
+    assert_eq!(below, [true, true, false, false].map(HostValue::Bool));
+    let at_least = ints(run(&program, "atLeast", [0, 4, 2], &Limits::default(), None).value.unwrap());
+    assert_eq!(at_least, [true, true, true, false].map(HostValue::Bool));
+}
