@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nx_agent import create_agent_tools, examples, ir
+from nx_agent.agent import compile_agent, load_agent
 
 PRELUDE_LINK = 'links @nx/prelude.nx version "1" fingerprint 16429037828798365428'
 
@@ -63,3 +64,50 @@ def context_tool() -> tuple[Any, ir.Program]:
         },
     }
     return create_agent_tools([tool], program)[0], program
+
+
+#: An agent with one evaluation-heavy tool: ``spin(n)`` runs a loop over 0..n whose condition never
+#: holds (a product and a comparison per item, about 6 operations each), so it returns ``[]``. The
+#: body is nested (an ``if`` in the loop), so the general interpreter runs it, not a fused loop.
+SPIN_MODULE = f"""module main.nx fingerprint 1
+{PRELUDE_LINK}
+links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671
+requires ranges-v1 function-values-v1
+entrypoints functions [spin root] components []
+
+function spin(n: int): int* =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    if ((i mul i) lt 0) then
+      i
+
+function root(): @nx/agent/agent.nx:Agent =
+  <@nx/agent/agent.nx:Agent name="spinner" tools=<@nx/agent/agent.nx:FunctionTool function=spin />>
+    "Runs the spin tool."
+  </@nx/agent/agent.nx:Agent>
+"""
+
+#: The doc comments of :data:`SPIN_MODULE`, which its image does not keep.
+SPIN_DESCRIPTIONS = {
+    "modules": {
+        "main.nx": {
+            "functions": {
+                "spin": {
+                    "description": "Computes i * i for each i in 0..n and keeps none of them.",
+                    "parameters": {"n": "How many items the loop runs over."},
+                }
+            }
+        }
+    }
+}
+
+
+def spin_tool(*, max_operations: int) -> Any:
+    """The ``spin`` tool of :data:`SPIN_MODULE`, as a host gets it: the agent compiled, then loaded
+    from its stored definition text and images with ``max_operations`` for every call."""
+    library = examples.library_text()
+    images = {
+        "main.nx": ir.assemble(SPIN_MODULE, links=[library]),
+        "@nx/agent/agent.nx": ir.assemble(library, version="b06c00c30be50ada", links=[SPIN_MODULE]),
+    }
+    compiled = compile_agent(images, descriptions=SPIN_DESCRIPTIONS)
+    return load_agent(compiled.definition_text, compiled.images, max_operations=max_operations)["spin"]

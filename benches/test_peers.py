@@ -7,6 +7,7 @@ needs: the workload, the engine, n, and for NX the operations the call was charg
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from peers.python_floor import PythonFloor
 from peers.simpleeval_peer import SimpleEval
 from peers.starlark_peer import Starlark
 from peers.wasm_peer import Wasm
+from programs import spin_tool
 
 NX = "nx-agent"
 NX_EXECUTE = "nx-agent (tool.execute)"
@@ -36,7 +38,7 @@ LIBRARY = nx.agent_library_program()
 LOOPS = nx.loops_program()
 #: Rounds of each cold start (a fresh interpreter each).
 COLD_ROUNDS = 10
-#: Workload 5: tasks shared out to the pool; each is one `spin` evaluation or CALLS small calls.
+#: Workload 5: tasks shared out to the pool; each is one `spin` execute or CALLS `find_plans` executes.
 TASKS = 8
 CALLS = 500
 
@@ -159,20 +161,40 @@ def test_cold_start(benchmark: Any, engine: str, artifacts: Path) -> None:
     record(benchmark, "cold_start", engine, note=note)
 
 
-# --- Workload 5: throughput from 1 and 2 threads sharing one program ---------------------------
+# --- Workload 5: throughput of `execute` from 1 and 2 threads sharing one program ------------
 
 
-def _nx_spin(_: int) -> int:
-    result = nx.loop(LOOPS, "spin", workloads.SPIN_SIZE)
-    assert result.value == []
-    return result.usage["operations"]
+@functools.cache
+def _spin_tool() -> Any:
+    """The `spin` agent tool (benches/programs.py), its budget covering n = SPIN_SIZE."""
+    return spin_tool(max_operations=workloads.loop_budget(workloads.SPIN_SIZE))
 
 
-def _nx_find_plans_calls(_: int) -> int:
+@functools.cache
+def _support_find_plans_tool() -> Any:
+    """The bundled support agent's `find_plans` tool, loaded as a host loads it."""
+    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
+    agent = load_agent(compiled.definition_text, compiled.images, request=lambda call: {"status": 200, "body": {}})
+    return agent["find_plans"]
+
+
+def _spin_execute(_: int) -> int:
+    """One evaluation-heavy call: `spin` over SPIN_SIZE items."""
+    result = _spin_tool().execute({"n": workloads.SPIN_SIZE}, call_id="t1:0:0")
+    assert result["ok"] is True and result["output"] == []
+    operations: int = result["usage"]["operations"]
+    return operations
+
+
+def _find_plans_execute(_: int) -> int:
+    """CALLS short calls of `find_plans` (the support agent's body is the corpus's: one Plan)."""
+    tool = _support_find_plans_tool()
+    operations = 0
     for _call in range(CALLS):
-        result = nx.find_plans(LIBRARY, workloads.TEAM_SIZE)
-    assert result.value == workloads.FIND_PLANS_RESULT
-    return result.usage["operations"] * CALLS
+        result = tool.execute({"teamSize": workloads.TEAM_SIZE}, call_id="t1:0:0")
+        assert result["ok"] is True and result["output"] == workloads.FIND_PLANS_RESULT
+        operations += result["usage"]["operations"]
+    return operations
 
 
 def _python_spin(_: int) -> int:
@@ -180,32 +202,39 @@ def _python_spin(_: int) -> int:
     return 0
 
 
-THREAD_TASKS: dict[str, tuple[str, Callable[[int], int]]] = {
-    "spin": (NX, _nx_spin),
-    "find_plans": (NX, _nx_find_plans_calls),
-    "spin-python": ("Python (unsandboxed)", _python_spin),
+#: Each task: the engine, the function a worker runs, and its size (n, calls per task) for the report.
+THREAD_TASKS: dict[str, tuple[str, Callable[[int], int], dict[str, int]]] = {
+    "spin": (NX_EXECUTE, _spin_execute, {"n": workloads.SPIN_SIZE, "calls": 1}),
+    "find_plans": (NX_EXECUTE, _find_plans_execute, {"calls": CALLS}),
+    "spin-python": ("Python (unsandboxed)", _python_spin, {"n": workloads.SPIN_SIZE, "calls": 1}),
 }
+#: The tasks run again in 2 processes, as a control.
+PROCESS_TASKS = ("spin", "find_plans")
 
 
 @pytest.mark.parametrize("threads", [1, 2], ids=["1-thread", "2-threads"])
 @pytest.mark.parametrize("task", list(THREAD_TASKS))
 def test_threads(benchmark: Any, threads: int, task: str) -> None:
-    engine, function = THREAD_TASKS[task]
+    engine, function, size = THREAD_TASKS[task]
     benchmark.group = f"threads {task}"
     with ThreadPoolExecutor(max_workers=threads) as pool:
         list(pool.map(function, range(threads)))  # start the workers before timing
         operations = benchmark(lambda: sum(pool.map(function, range(TASKS))))
-    record(benchmark, "threads", engine, task=task, threads=threads, tasks=TASKS, operations=operations)
+    record(benchmark, "threads", engine, task=task, threads=threads, tasks=TASKS, operations=operations, **size)
 
 
-@pytest.mark.benchmark(group="threads spin")
-def test_processes_control(benchmark: Any) -> None:
-    """The same `spin` work in 2 processes: what the machine offers two workers at the moment,
-    so the 2-thread figure can be read against it (a busy machine caps both)."""
+@pytest.mark.parametrize("task", PROCESS_TASKS)
+def test_processes_control(benchmark: Any, task: str) -> None:
+    """The same work in 2 processes: what the machine offers two workers at the moment, so the
+    2-thread figure can be read against it (a busy machine caps both)."""
+    engine, function, size = THREAD_TASKS[task]
+    benchmark.group = f"threads {task}"
     with ProcessPoolExecutor(max_workers=2) as pool:
-        list(pool.map(_nx_spin, range(2)))
-        operations = benchmark(lambda: sum(pool.map(_nx_spin, range(TASKS))))
-    record(benchmark, "threads", NX, task="spin", threads=2, processes=2, tasks=TASKS, operations=operations)
+        list(pool.map(function, range(2)))  # start the workers (and load the tool) before timing
+        operations = benchmark(lambda: sum(pool.map(function, range(TASKS))))
+    record(
+        benchmark, "threads", engine, task=task, threads=2, processes=2, tasks=TASKS, operations=operations, **size
+    )
 
 
 # --- Budgets: each metered engine stops a loop its budget does not cover (no timing) ----------

@@ -10,14 +10,13 @@ from . import workloads
 
 PRELUDE_LINK = 'links @nx/prelude.nx version "1" fingerprint 16429037828798365428'
 
-#: Workloads 2, 3 and 5: `for i in 0..n { i * i }`, `for i in 0..n { "item " + i }` (the checker
-#: wraps the int in a text conversion) and a loop whose condition never holds, so it computes n
-#: products and comparisons and returns an empty list.
+#: Workloads 2 and 3: `for i in 0..n { i * i }` and `for i in 0..n { "item " + i }` (the checker
+#: wraps the int in a text conversion). Workload 5's `spin` is an agent tool: benches/programs.py.
 LOOPS = f"""\
 module bench/loops.nx fingerprint 1
 {PRELUDE_LINK}
 requires ranges-v1
-entrypoints functions [squares items spin] components []
+entrypoints functions [squares items] components []
 
 function squares(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -26,11 +25,6 @@ function squares(n: int) =
 function items(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     ("item " concat text<int>(i))
-
-function spin(n: int) =
-  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
-    if ((i mul i) lt 0) then
-      i
 """
 
 
@@ -68,5 +62,5 @@ def find_plans(program: ir.Program, team_size: int) -> ir.Evaluation:
 
 
 def loop(program: ir.Program, name: str, n: int) -> ir.Evaluation:
-    """Workloads 2, 3 and 5: one metered call of a loop function."""
+    """Workloads 2 and 3: one metered call of a loop function."""
     return ir.evaluate_function(program, name, (n,), max_operations=workloads.loop_budget(n))
