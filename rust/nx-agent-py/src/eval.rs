@@ -160,8 +160,9 @@ impl Limits {
     }
 }
 
-/// The result of a call: the canonical value and what the call used.
-#[pyclass(frozen, module = "nx_agent.ir")]
+/// The result of a call: the canonical value and what the call used. Kept objects are reused
+/// (a free list), so a small call allocates no result object.
+#[pyclass(frozen, freelist = 64, module = "nx_agent.ir")]
 pub struct Evaluation {
     #[pyo3(get)]
     value: Py<PyAny>,

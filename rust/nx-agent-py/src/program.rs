@@ -33,16 +33,12 @@ impl Program {
     }
 
     /// The compiled form: compiled on the first call (with the GIL released), then shared.
-    pub fn compiled(&self, py: Python<'_>) -> PyResult<Compiled> {
+    pub fn compiled(&self, py: Python<'_>) -> PyResult<&Compiled> {
         let compiled = match self.compiled.get() {
-            Some(compiled) => compiled.clone(),
-            None => py.detach(|| {
-                self.compiled
-                    .get_or_init(|| CompiledProgram::compile(&*self.inner).map(Arc::new))
-                    .clone()
-            }),
+            Some(compiled) => compiled,
+            None => py.detach(|| self.compiled.get_or_init(|| CompiledProgram::compile(&*self.inner).map(Arc::new))),
         };
-        compiled.or_raise(py)
+        compiled.as_ref().map_err(|error| crate::errors::to_py_err(py, error))
     }
 
     /// The Python strings of `compiled` (this program's compiled form).

@@ -1305,15 +1305,15 @@ impl<'p> Machine<'p> {
         };
         let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
         let rcx = Cx { module, decl, depth: cx.depth };
-        let fields_out = if update_target.is_some() {
-            self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name))
-        } else {
-            let mut frame = Frame::new();
-            self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false)
-        };
+        if update_target.is_some() {
+            let fields_out = self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name));
+            self.recycle_fields(input);
+            return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out?))));
+        }
+        let mut frame = Frame::new();
+        let fields_out = self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false);
         self.recycle_fields(input);
-        let fields_out = fields_out?;
-        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out))))
+        Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(&declaration.name), fields_out?, module, decl))))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -259,6 +259,13 @@ impl<'p> Machine<'p> {
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
                     return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
                 }
+                if record.normal_of == Some((module, decl)) && record.fields.len() == fields.len() {
+                    // Normalized against this very declaration before, every field present (so
+                    // no default is evaluated and no required field is missing): checking it
+                    // again gives it back unchanged, so only the checks' charges are made.
+                    self.recheck_fields(dcx, fields, &record, path)?;
+                    return Ok(value);
+                }
                 if *is_abstract {
                     let message = match record.type_name() {
                         None => format!("Expected {path} to be a concrete type extending {display}, got an object with no '$type' discriminator naming one."),
@@ -268,7 +275,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
-                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
+                Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(display), fields, module, decl))))
             }
             CDeclKind::Union { cases, .. } => {
                 if let Some(text) = value.as_text() {
@@ -296,6 +303,18 @@ impl<'p> Machine<'p> {
             }
             _ => Ok(value),
         }
+    }
+
+    /// The charges (and work) [`Machine::normalize_fields`] makes over a record it already
+    /// normalized against `fields`, every one of them present: each field checked again, in
+    /// declaration order (the order normalizing stored them in).
+    fn recheck_fields(&mut self, cx: Cx, fields: &[CField], record: &Record, path: &Path<'_>) -> IrResult<()> {
+        self.tally((record.fields.len() as u64 + 1) * (fields.len() as u64 + 1));
+        for (field, (name, value)) in fields.iter().zip(&record.fields) {
+            debug_assert!(Arc::ptr_eq(name, &field.name));
+            self.normalize(cx, field.ty, value.clone(), &Path::Field(path, &field.name))?.dispose();
+        }
+        Ok(())
     }
 
     fn require_record(&self, cx: Cx, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {

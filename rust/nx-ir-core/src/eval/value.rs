@@ -40,6 +40,9 @@ pub(crate) struct Record {
     /// For a record of many fields (a host object), the field positions sorted by name, built
     /// on the first lookup, so a lookup costs O(log n) however large the record is.
     index: OnceCell<Box<[u32]>>,
+    /// The record declaration (module, declaration) whose full normalization produced exactly
+    /// these fields, when one did: checking the record against it again yields it unchanged.
+    pub normal_of: Option<(u32, u32)>,
 }
 
 /// Records of more fields than this are looked up through a sorted index.
@@ -147,7 +150,14 @@ impl Value {
 impl Record {
     #[inline]
     pub fn new(type_name: Option<Name>, fields: Vec<(Name, Value)>) -> Record {
-        Record { type_name, fields, index: OnceCell::new() }
+        Record { type_name, fields, index: OnceCell::new(), normal_of: None }
+    }
+
+    /// A record whose fields are the full normalization (defaults filled, every value checked)
+    /// of the record declaration `decl` of `module`.
+    #[inline]
+    pub fn normalized(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32) -> Record {
+        Record { type_name: Some(type_name), fields, index: OnceCell::new(), normal_of: Some((module, decl)) }
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
