@@ -44,6 +44,15 @@ def link(program: CorpusProgram, entry: str, *, full: bool = False) -> ir.Progra
     return ir.link_program(modules[entry], modules)
 
 
+def key_order(value: Any) -> Any:
+    """The keys of every object in `value`, in order, nested as the value nests."""
+    if isinstance(value, dict):
+        return [(key, key_order(item)) for key, item in value.items()]
+    if isinstance(value, list):
+        return [key_order(item) for item in value]
+    return None
+
+
 @pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
 @pytest.mark.parametrize(
     ("program", "entry"), CASES, ids=[f"{p.name}:{key_of(e)}" for p, e in CASES]
@@ -62,6 +71,8 @@ def test_corpus_entrypoint(program: CorpusProgram, entry: dict[str, Any]) -> Non
         return
     result = ir.evaluate_function(linked, entry["function"], args, max_operations=2**40)
     assert result.value == expected(program, "results.json")[key]
+    # Key order too: `$type` first, then the fields in byte order of their names (§5).
+    assert key_order(result.value) == key_order(expected(program, "results.json")[key])
     count = counts.get("counts", {}).get(key)
     if count is None:
         return

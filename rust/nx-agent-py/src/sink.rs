@@ -64,6 +64,10 @@ pub struct TextCache {
     slots: Box<[Slot]>,
     shift: u32,
     type_key: Py<PyString>,
+    /// For each record declaration (by module, then declaration), a dict of its result's keys
+    /// in the order written (`$type` set, the fields `None`): a result of that shape is a copy
+    /// of it with the values set, not a dict grown key by key.
+    templates: Vec<Vec<Option<Py<PyDict>>>>,
 }
 
 impl TextCache {
@@ -80,7 +84,41 @@ impl TextCache {
             }
             slots[at] = (key, text.len(), Some(PyString::intern(py, text).unbind()));
         }
-        TextCache { slots: slots.into_boxed_slice(), shift, type_key: PyString::intern(py, "$type").unbind() }
+        let mut cache = TextCache {
+            slots: slots.into_boxed_slice(),
+            shift,
+            type_key: PyString::intern(py, "$type").unbind(),
+            templates: Vec::new(),
+        };
+        for ((module, decl), type_name, names) in program.record_shapes() {
+            let Ok(template) = cache.template_of(py, type_name, &names) else { continue };
+            let (module, decl) = (module as usize, decl as usize);
+            if cache.templates.len() <= module {
+                cache.templates.resize_with(module + 1, Vec::new);
+            }
+            let row = &mut cache.templates[module];
+            if row.len() <= decl {
+                row.resize_with(decl + 1, || None);
+            }
+            row[decl] = Some(template);
+        }
+        cache
+    }
+
+    /// The template dict of a record shape (see [`TextCache::templates`]).
+    fn template_of(&self, py: Python<'_>, type_name: &str, names: &[&str]) -> PyResult<Py<PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item(self.type_key.bind(py), self.string(py, type_name))?;
+        for name in names {
+            dict.set_item(self.string(py, name), py.None())?;
+        }
+        Ok(dict.unbind())
+    }
+
+    /// The template dict for the record declaration `shape`, when there is one.
+    #[inline]
+    fn template(&self, shape: (u32, u32)) -> Option<&Py<PyDict>> {
+        self.templates.get(shape.0 as usize)?.get(shape.1 as usize)?.as_ref()
     }
 
     #[inline]
@@ -201,6 +239,48 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
             unsafe { ffi::PyList_SetItem(list.as_ptr(), at as ffi::Py_ssize_t, value.into_ptr()) };
         }
         Ok(list.into_any())
+    }
+
+    fn shaped_record<'n, F>(&mut self, shape: (u32, u32), type_name: &str, len: usize, mut field: F) -> IrResult<Self::Out>
+    where
+        F: FnMut(&mut Self, usize) -> IrResult<(&'n str, Self::Out)>,
+    {
+        self.gil.reacquire();
+        let py = self.py;
+        let Some(template) = self.texts.template(shape) else {
+            let mut fields = Vec::with_capacity(len);
+            for at in 0..len {
+                fields.push(field(self, at)?);
+            }
+            return self.record(Some(type_name), fields);
+        };
+        // SAFETY: the GIL is held and `template` is a live dict; PyDict_Copy returns a new
+        // reference (NULL with an exception set on failure).
+        let copy = unsafe { ffi::PyDict_Copy(template.as_ptr()) };
+        if copy.is_null() {
+            return Err(self.failed(PyErr::fetch(py)));
+        }
+        // SAFETY: `copy` is a new reference we own.
+        let dict = unsafe { Bound::from_owned_ptr(py, copy) };
+        for at in 0..len {
+            let (name, value) = field(self, at)?;
+            // A shape's names are the program's own texts, so the key is the cached string
+            // (borrowed: the dict takes its own reference); a fresh one only if it were not.
+            let made;
+            let key = match self.texts.get_ptr(name) {
+                Some(key) => key,
+                None => {
+                    made = PyString::new(py, name);
+                    made.as_ptr()
+                }
+            };
+            // SAFETY: the GIL is held; `dict`, `key` and `value` are live (PyDict_SetItem takes
+            // its own references). The key is already in the copy: its value is replaced.
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key, value.as_ptr()) } < 0 {
+                return Err(self.failed(PyErr::fetch(py)));
+            }
+        }
+        Ok(dict.into_any())
     }
 
     fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out> {

@@ -166,6 +166,9 @@ pub(crate) struct CDecl {
     pub kind: CDeclKind,
     /// Slots a frame of this declaration is created with (a hint; frames grow as needed).
     pub frame_size: u32,
+    /// A record's fields in the order a result writes them (byte order of their names), as
+    /// positions in declaration order; empty for any other declaration.
+    pub output_order: Box<[u32]>,
 }
 
 /// A multiply-rotate hasher for the program's own names (declaration, field and type names).
@@ -356,6 +359,21 @@ impl CompiledProgram {
         self.names.map.keys().map(|k| &**k).chain(self.modules.iter().map(|m| &*m.identity))
     }
 
+    /// Every record declaration that is not an update record, as a result writes a record of it
+    /// with every field present: its place (module, declaration), its name, and its field names
+    /// in the order written. A binding can prepare each such result's shape once.
+    pub fn record_shapes(&self) -> impl Iterator<Item = ((u32, u32), &str, Vec<&str>)> {
+        self.modules.iter().enumerate().flat_map(|(m, module)| {
+            module.decls.iter().enumerate().filter_map(move |(d, decl)| match &decl.kind {
+                CDeclKind::Record { fields, update_target: None, .. } => {
+                    let names = decl.output_order.iter().map(|&at| &*fields[at as usize].name).collect();
+                    Some(((m as u32, d as u32), &*decl.name, names))
+                }
+                _ => None,
+            })
+        })
+    }
+
     pub(crate) fn decl(&self, module: u32, decl: u32) -> &CDecl {
         &self.modules[module as usize].decls[decl as usize]
     }
@@ -482,7 +500,15 @@ impl ModuleCompiler<'_> {
                 },
                 Decl::TypeAlias { .. } => CDeclKind::TypeAlias,
             };
-            decls.push(CDecl { name, qualified, kind, frame_size: 0 });
+            let output_order = match &kind {
+                CDeclKind::Record { fields, .. } => {
+                    let mut order: Vec<u32> = (0..fields.len() as u32).collect();
+                    order.sort_by(|a, b| fields[*a as usize].name.as_bytes().cmp(fields[*b as usize].name.as_bytes()));
+                    order.into_boxed_slice()
+                }
+                _ => Box::default(),
+            };
+            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order });
         }
         // Frame sizes: the highest slot any node of the module binds or reads, plus the fields.
         let mut max_slot = 0u32;

@@ -115,6 +115,28 @@ pub trait HostValueSink {
     /// An object; `type_name` is written as `$type` first, then the fields in the order given
     /// (sorted by name).
     fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out>;
+    /// A record of a declared shape, every field present: `shape` (module, declaration) names
+    /// the same `$type` and field names, in the same order, on every call of a program (see
+    /// `CompiledProgram::record_shapes`); each of the `len` fields is written in order by
+    /// `field`. By default the same as [`HostValueSink::record`].
+    fn shaped_record<'n, F>(
+        &mut self,
+        shape: (u32, u32),
+        type_name: &str,
+        len: usize,
+        mut field: F,
+    ) -> IrResult<Self::Out>
+    where
+        Self: Sized,
+        F: FnMut(&mut Self, usize) -> IrResult<(&'n str, Self::Out)>,
+    {
+        let _ = shape;
+        let mut fields = Vec::with_capacity(len);
+        for at in 0..len {
+            fields.push(field(self, at)?);
+        }
+        self.record(Some(type_name), fields)
+    }
 }
 
 /// Builds [`HostValue`]s.

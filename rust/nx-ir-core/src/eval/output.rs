@@ -66,8 +66,23 @@ impl Machine<'_> {
                         self.charge(cx, None, text_cost(name))?;
                     }
                 }
-                let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
                 self.tally(record.fields.len() as u64);
+                if let (Some((module, decl)), Some(type_name)) = (record.normal_of, record.type_name.as_deref()) {
+                    let prog = self.prog;
+                    let order = &prog.decl(module, decl).output_order;
+                    if order.len() == record.fields.len() {
+                        // Every declared field present, stored in declaration order: written in
+                        // the declaration's own output order, as a shape the sink may know.
+                        return sink.shaped_record((module, decl), type_name, order.len(), |sink, at| {
+                            let (name, item) = &record.fields[order[at] as usize];
+                            if self.budgeted {
+                                self.charge(cx, None, text_cost(name))?;
+                            }
+                            Ok((&**name, self.write(cx, item, sink)?))
+                        });
+                    }
+                }
+                let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
                 // Field positions in byte order of their names; small records sort on the stack.
                 let count = record.fields.len();
                 let mut small = [0u32; 16];
