@@ -588,22 +588,20 @@ pub fn evaluate_function(
 /// The function of a plain `Function` record (an exact dict of `$type` "Function", a string
 /// `module` and a string `name`, nothing else) resolved at once; `None` for anything else, which
 /// is read as a host value and checked as the runtime checks it.
-fn plain_function(py: Python<'_>, compiled: &Compiled, function: &Bound<'_, PyAny>) -> Option<eval::FunctionHandle> {
+fn plain_function<'py>(py: Python<'py>, compiled: &Compiled, function: &Bound<'py, PyAny>) -> Option<eval::FunctionHandle> {
     let record = function.cast_exact::<PyDict>().ok()?;
     if record.len() != 3 {
         return None;
     }
-    let text = |key: &Bound<'_, PyString>| -> Option<String> {
-        let value = record.get_item(key).ok()??;
-        Some(value.cast_exact::<PyString>().ok()?.to_str().ok()?.to_owned())
+    let string = |key: &Bound<'py, PyString>| -> Option<Bound<'py, PyString>> {
+        record.get_item(key).ok()??.cast_exact::<PyString>().ok().cloned()
     };
-    let kind = record.get_item(pyo3::intern!(py, "$type")).ok()??;
-    if kind.cast_exact::<PyString>().ok()?.to_str().ok()? != "Function" {
+    let kind = string(pyo3::intern!(py, "$type"))?;
+    if kind.to_str().ok()? != "Function" {
         return None;
     }
-    let module = text(pyo3::intern!(py, "module"))?;
-    let name = text(pyo3::intern!(py, "name"))?;
-    compiled.function_handle(&module, &name).ok()
+    let (module, name) = (string(pyo3::intern!(py, "module"))?, string(pyo3::intern!(py, "name"))?);
+    compiled.function_handle(module.to_str().ok()?, name.to_str().ok()?).ok()
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
