@@ -19,6 +19,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         write("  writing to Python   %6.2f ns/op" % ((full - evaluation) / ops * 1e9))
         write("  end to end          %6.2f ns/op  (%.1f ms, %.2fx CPython's list comprehension, %.1f ms)"
               % (full / ops * 1e9, full * 1e3, full / python, python * 1e3))
+        if "squares general" in FIGURES:
+            general = FIGURES["squares general"]
+            write("  end to end, general interpreter (no fused loop): %6.2f ns/op  (%.1f ms, %.2fx CPython)"
+                  % (general / ops * 1e9, general * 1e3, general / python))
     if {"findPlans nx", "findPlans evaluation", "findPlans python"} <= FIGURES.keys():
         full, evaluation, python = (FIGURES[k] for k in ("findPlans nx", "findPlans evaluation", "findPlans python"))
         write("findPlans(teamSize=5) from Python, metered:")
@@ -28,5 +32,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if {"library findPlans nx", "library findPlans python"} <= FIGURES.keys():
         full, python = FIGURES["library findPlans nx"], FIGURES["library findPlans python"]
         write("agent-library findPlans(teamSize=5) by call_function, metered:")
+        write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
+              % (full * 1e6, full / python, python * 1e6))
+    if {"library findPlans by position", "library findPlans python"} <= FIGURES.keys():
+        full, python = FIGURES["library findPlans by position"], FIGURES["library findPlans python"]
+        write("agent-library findPlans(5) by evaluate_function (by position), metered:")
         write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
               % (full * 1e6, full / python, python * 1e6))

@@ -13,14 +13,21 @@ SQUARES = f"""\
 module bench/squares.nx fingerprint 1
 {PRELUDE_LINK}
 requires ranges-v1
-entrypoints functions [squares] components []
+entrypoints functions [squares squaresIndexed] components []
 
 function squares() =
   for i in <@nx/prelude.nx:Range end=1000000 endInclusive=false start=0 /> yield
     (i mul i)
+
+function squaresIndexed() =
+  for i, at in <@nx/prelude.nx:Range end=1000000 endInclusive=false start=0 /> yield
+    (i mul i)
 """
 
-#: ir-format.md §7: `for i in 0..1000000 {{ i * i }}` in an untyped root function.
+#: ir-format.md §7: `for i in 0..1000000 {{ i * i }}` in an untyped root function. `squares`
+#: runs as a fused loop (one integer operator of the loop variable); `squaresIndexed` is the same
+#: loop with an index variable it never reads, which the general interpreter runs node by node, at
+#: the same charge.
 SQUARES_OPERATIONS = 5_000_009
 
 

@@ -46,6 +46,16 @@ def test_nx_squares_metered_evaluation_only(benchmark: Any) -> None:
 
 
 @pytest.mark.benchmark(group="squares 0..10^6")
+def test_nx_squares_general_interpreter(benchmark: Any) -> None:
+    # The same loop with an index variable it never reads: no fused loop, every node evaluated.
+    program = squares_program()
+    result = benchmark(ir.evaluate_function, program, "squaresIndexed", (), limits=BUDGET)
+    assert result.usage["operations"] == SQUARES_OPERATIONS
+    assert result.value[999_999] == 999_999**2
+    record("squares general", benchmark)
+
+
+@pytest.mark.benchmark(group="squares 0..10^6")
 def test_python_squares_baseline(benchmark: Any) -> None:
     result = benchmark(lambda: [i * i for i in range(10**6)])
     assert result[999_999] == 999_999**2
@@ -97,6 +107,15 @@ def test_nx_library_find_plans_metered(benchmark: Any) -> None:
     result = benchmark(ir.call_function, program, FIND_PLANS, {"teamSize": 5}, limits=BUDGET)
     assert result.value == library_find_plans_python(5)
     record("library findPlans nx", benchmark)
+
+
+@pytest.mark.benchmark(group="agent-library findPlans(teamSize=5) per call")
+def test_nx_library_find_plans_by_position(benchmark: Any) -> None:
+    # The same function as an entrypoint, its argument by position (`evaluate_function`).
+    program = nx_peer.agent_library_program()
+    result = benchmark(ir.evaluate_function, program, "findPlans", (5,), limits=BUDGET)
+    assert result.value == library_find_plans_python(5)
+    record("library findPlans by position", benchmark)
 
 
 @pytest.mark.benchmark(group="agent-library findPlans(teamSize=5) per call")
