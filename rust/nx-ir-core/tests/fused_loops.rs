@@ -79,6 +79,9 @@ fn a_fused_loop_agrees_with_the_general_one_at_every_budget() {
                 let general = run(&program, &indexed, args, &Limits::with_budget(budget), None);
                 let (code, declaration) = fused.value.expect_err("over budget");
                 assert_eq!(code, codes::RESOURCE_LIMIT, "{name}{args:?} at {budget}");
+                // Every charge of these loops (evaluating and writing) is 1, so a budget runs out
+                // with all of it used.
+                assert_eq!(fused.usage.operations, Some(budget), "{name}{args:?} at {budget}");
                 let (general_code, general_declaration) = general.value.unwrap_err();
                 assert_eq!((code, fused.usage), (general_code, general.usage), "{name}{args:?} at {budget}");
                 // The indexed twin is another declaration: the same function by name.

@@ -47,6 +47,9 @@ pub(crate) struct Machine<'p> {
     pub work: u64,
     /// Emptied construction inputs, reused by the next construction.
     spare_fields: Vec<Vec<(Name, Value)>>,
+    /// Whether the list written last held scalars only (set as a list's writing ends, so after
+    /// a result is written it describes the result when that is a list).
+    pub wrote_scalar_list: bool,
 }
 
 thread_local! {
@@ -81,6 +84,7 @@ impl<'p> Machine<'p> {
             extra_names: Default::default(),
             work: 0,
             spare_fields: Vec::new(),
+            wrote_scalar_list: false,
         }
     }
 
@@ -182,6 +186,21 @@ impl<'p> Machine<'p> {
         } else {
             false
         }
+    }
+
+    /// How many charges of 1 in a row take the fast path of [`Machine::charge_one`] from here.
+    #[inline(always)]
+    pub fn fast_room(&self) -> u64 {
+        self.remaining.saturating_sub(self.mark)
+    }
+
+    /// Takes `count` charges of 1 counted apart while they fit in [`Machine::fast_room`], each
+    /// with its unit of work.
+    #[inline(always)]
+    pub fn take_fast(&mut self, count: u64) {
+        debug_assert!(count <= self.fast_room());
+        self.remaining -= count;
+        self.tally(count);
     }
 
     /// Whether the native stack is within its budget.

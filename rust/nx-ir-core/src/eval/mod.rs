@@ -368,7 +368,12 @@ fn run<K: HostValueSink>(
         return sink.null();
     }
     let written = machine.write(cx, &value, sink);
-    value.dispose();
+    if written.is_ok() && machine.wrote_scalar_list {
+        // The result is a list its writing saw to hold scalars only.
+        value.dispose_scalar_list();
+    } else {
+        value.dispose();
+    }
     written
 }
 

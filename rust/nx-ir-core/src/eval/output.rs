@@ -35,20 +35,41 @@ impl Machine<'_> {
                 }
                 sink.str(&case.case)
             }
-            Value::Seq(items) => sink.list_of(items.len(), |sink, at| {
-                // A scalar item is written in place: it nests nothing, so the stack check its
-                // own call would make is the one this call already made.
-                match &items[at] {
+            Value::Seq(items) => {
+                let mut scalars = true;
+                // An integer item is written in place: it nests nothing, so the stack check its
+                // own call would make is the one this call already made. Its charge of 1 is
+                // counted in `batched` while it would take the fast path (fewer than `room`
+                // pending), and taken from the budget before anything else charges: the same
+                // charges, at the same points, as one at a time.
+                let mut room = self.fast_room();
+                let mut batched = 0u64;
+                let written = sink.list_of(items.len(), |sink, at| match &items[at] {
                     Value::Int(i) => {
-                        if !self.charge_one() {
-                            self.charge(cx, None, 1)?;
+                        if batched < room {
+                            batched += 1;
+                        } else {
+                            self.take_fast(std::mem::take(&mut batched));
+                            if !self.charge_one() {
+                                self.charge(cx, None, 1)?;
+                            }
+                            self.tally(1);
+                            room = self.fast_room();
                         }
-                        self.tally(1);
                         sink.int(*i)
                     }
-                    other => self.write(cx, other, sink),
-                }
-            }),
+                    other => {
+                        self.take_fast(std::mem::take(&mut batched));
+                        scalars &= matches!(other, Value::Bool(_) | Value::Float(_));
+                        let out = self.write(cx, other, sink);
+                        room = self.fast_room();
+                        out
+                    }
+                });
+                self.take_fast(batched);
+                self.wrote_scalar_list = scalars;
+                written
+            }
             Value::Function(function) => {
                 let prog = self.prog;
                 let module = &prog.modules[function.module as usize];

@@ -110,6 +110,20 @@ impl Value {
         }
     }
 
+    /// [`Value::dispose`] of a list known to hold scalars only (any other value is dropped).
+    pub fn dispose_scalar_list(self) {
+        match self {
+            Value::Seq(items) => {
+                if let Ok(mut items) = Rc::try_unwrap(items) {
+                    debug_assert!(items.iter().all(|item| matches!(item, Value::Bool(_) | Value::Int(_) | Value::Float(_))));
+                    // SAFETY: the caller saw every item to be a scalar, which owns nothing.
+                    unsafe { items.set_len(0) };
+                }
+            }
+            other => other.dispose(),
+        }
+    }
+
     /// Text: a string, or a constant case as its name.
     pub fn as_text(&self) -> Option<&str> {
         match self {
