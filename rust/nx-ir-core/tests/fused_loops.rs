@@ -17,8 +17,9 @@ const INCLUSIVE: &str = "<@nx/prelude.nx:Range end=n endInclusive=true start=s /
 
 /// (name, range, body): each body an operator the fused path takes, over `i`, literals and the
 /// parameter `k`.
-const LOOPS: [(&str, &str, &str); 8] = [
+const LOOPS: [(&str, &str, &str); 9] = [
     ("squares", RANGE, "(i mul i)"),
+    ("constant", RANGE, "(k add 1)"),
     ("shifted", RANGE, "(i add k)"),
     ("fromLiteral", INCLUSIVE, "(3 sub i)"),
     ("scaled", RANGE, "(k mul i)"),
@@ -114,6 +115,8 @@ fn a_fused_loop_computes_what_its_operator_does() {
     assert_eq!(squares, [0, 1, 4, 9, 16].map(HostValue::Int));
     let wrapped = ints(run(&program, "shifted", [i64::MAX - 1, i64::MAX, 2], &Limits::default(), None).value.unwrap());
     assert_eq!(wrapped, [HostValue::Int(i64::MIN)]);
+    let constant = ints(run(&program, "constant", [0, 3, 6], &Limits::default(), None).value.unwrap());
+    assert_eq!(constant, [7, 7, 7].map(HostValue::Int));
     let from = ints(run(&program, "fromLiteral", [0, 4, 0], &Limits::default(), None).value.unwrap());
     assert_eq!(from, [3, 2, 1, 0, -1].map(HostValue::Int));
     let below = ints(run(&program, "below", [0, 4, 2], &Limits::default(), None).value.unwrap());

@@ -1052,18 +1052,19 @@ impl<'p> Machine<'p> {
         }
         let first = (start as i128 + position as i128) as i64;
         let FusedBody { op, lhs, rhs } = body;
-        let pick = |operand: Operand, item: i64| match operand {
-            Operand::Item => item,
-            Operand::Const(value) => value,
-        };
         out.reserve(runs as usize);
+        // One loop per operator and operand pattern, so the loop body has no branch.
         macro_rules! fill {
-            ($make:expr) => {
-                out.extend((0..runs).map(|k| {
-                    let item = first.wrapping_add(k as i64);
-                    $make(pick(lhs, item), pick(rhs, item))
-                }))
-            };
+            ($make:expr) => {{
+                let make = $make;
+                let item = |k: u64| first.wrapping_add(k as i64);
+                match (lhs, rhs) {
+                    (Operand::Item, Operand::Item) => out.extend((0..runs).map(|k| make(item(k), item(k)))),
+                    (Operand::Item, Operand::Const(b)) => out.extend((0..runs).map(|k| make(item(k), b))),
+                    (Operand::Const(a), Operand::Item) => out.extend((0..runs).map(|k| make(a, item(k)))),
+                    (Operand::Const(a), Operand::Const(b)) => out.extend((0..runs).map(|_| make(a, b))),
+                }
+            }};
         }
         match op {
             BinOp::Add => fill!(|a: i64, b: i64| Value::Int(a.wrapping_add(b))),
