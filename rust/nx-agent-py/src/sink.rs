@@ -126,9 +126,10 @@ impl TextCache {
         ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
     }
 
-    /// The cached string for `text` if it is one of the program's shared texts.
+    /// The cached string for `text` if it is one of the program's shared texts (found by the
+    /// text's address and length).
     #[inline]
-    fn get<'py>(&self, py: Python<'py>, text: &str) -> Option<Bound<'py, PyString>> {
+    fn slot(&self, text: &str) -> Option<&Py<PyString>> {
         let key = text.as_ptr() as usize;
         let mask = self.slots.len() - 1;
         let mut at = Self::hash(key, self.shift);
@@ -136,26 +137,22 @@ impl TextCache {
             let (k, len, value) = &self.slots[at];
             let value = value.as_ref()?;
             if *k == key && *len == text.len() {
-                return Some(value.bind(py).clone());
+                return Some(value);
             }
             at = (at + 1) & mask;
         }
     }
 
-    /// The cached string for `text`, borrowed (no reference count taken).
+    /// [`TextCache::slot`] as a new reference.
+    #[inline]
+    fn get<'py>(&self, py: Python<'py>, text: &str) -> Option<Bound<'py, PyString>> {
+        self.slot(text).map(|value| value.bind(py).clone())
+    }
+
+    /// [`TextCache::slot`], borrowed (no reference count taken).
     #[inline]
     fn get_ptr(&self, text: &str) -> Option<*mut ffi::PyObject> {
-        let key = text.as_ptr() as usize;
-        let mask = self.slots.len() - 1;
-        let mut at = Self::hash(key, self.shift);
-        loop {
-            let (k, len, value) = &self.slots[at];
-            let value = value.as_ref()?;
-            if *k == key && *len == text.len() {
-                return Some(value.as_ptr());
-            }
-            at = (at + 1) & mask;
-        }
+        self.slot(text).map(|value| value.as_ptr())
     }
 
     fn string<'py>(&self, py: Python<'py>, text: &str) -> Bound<'py, PyString> {

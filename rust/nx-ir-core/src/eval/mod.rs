@@ -182,10 +182,7 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
-    *usage = Usage::default();
-    work::record(0);
-    limits.validate()?;
-    check_input_size(limits, usage, |meter| {
+    begin(limits, usage, |meter| {
         measure_args::<S>(meter, host.args_size, |meter| {
             for arg in args {
                 match arg {
@@ -206,11 +203,7 @@ where
         .copied()
         .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
         .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
-    let mut machine = Machine::new(program, limits);
-    if let Some(LongRun { after, hook }) = host.long_run {
-        machine.on_long_run(after, hook);
-    }
-    let result = (|| {
+    with_machine(program, limits, usage, host, |machine| {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             values.push(match arg {
@@ -218,11 +211,8 @@ where
                 None => None,
             });
         }
-        run(&mut machine, FunctionRef { module: 0, decl }, values, sink)
-    })();
-    usage.operations = machine.used();
-    work::record(machine.work);
-    result
+        run(machine, FunctionRef { module: 0, decl }, values, sink)
+    })
 }
 
 /// [`call_function`] over any host value source and sink. Input size (ir-format §6.2): the
@@ -257,21 +247,14 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
-    *usage = Usage::default();
-    work::record(0);
-    limits.validate()?;
-    check_input_size(limits, usage, |meter| {
+    begin(limits, usage, |meter| {
         meter.value(function)?;
         if meter.over() {
             return Ok(());
         }
         measure_args::<S>(meter, host.args_size, |meter| measure_call_arguments(meter, &args))
     })?;
-    let mut machine = Machine::new(program, limits);
-    if let Some(LongRun { after, hook }) = host.long_run {
-        machine.on_long_run(after, hook);
-    }
-    let result = (|| {
+    with_machine(program, limits, usage, host, |machine| {
         let record = machine.read_host(function, 0)?;
         let Some((module, name)) = function_record(&record) else {
             return Err(IrError::new(
@@ -280,11 +263,8 @@ where
             ));
         };
         let function = machine.resolve_function(&module, &name, &"call_function")?;
-        call_with(&mut machine, function, args, sink)
-    })();
-    usage.operations = machine.used();
-    work::record(machine.work);
-    result
+        call_with(machine, function, args, sink)
+    })
 }
 
 /// [`call_function_hooked`] for a function resolved once ([`CompiledProgram::function_handle`]):
@@ -303,24 +283,14 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
-    *usage = Usage::default();
-    work::record(0);
-    limits.validate()?;
-    check_input_size(limits, usage, |meter| {
+    begin(limits, usage, |meter| {
         meter.total = function.record_size;
         if meter.over() {
             return Ok(());
         }
         measure_args::<S>(meter, host.args_size, |meter| measure_call_arguments(meter, &args))
     })?;
-    let mut machine = Machine::new(program, limits);
-    if let Some(LongRun { after, hook }) = host.long_run {
-        machine.on_long_run(after, hook);
-    }
-    let result = call_with(&mut machine, function.function, args, sink);
-    usage.operations = machine.used();
-    work::record(machine.work);
-    result
+    with_machine(program, limits, usage, host, |machine| call_with(machine, function.function, args, sink))
 }
 
 /// Reads the arguments of a call of `function` and runs it.
@@ -349,6 +319,34 @@ where
         }
     };
     run(machine, function, values, sink)
+}
+
+/// The start of every call: its usage cleared, its limits checked, and its input measured by
+/// `measure` (refused when over `max_input_size`, before anything runs).
+fn begin(limits: &Limits, usage: &mut Usage, measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>) -> IrResult<()> {
+    *usage = Usage::default();
+    work::record(0);
+    limits.validate()?;
+    check_input_size(limits, usage, measure)
+}
+
+/// Runs `body` on a new machine with the host's long-run hook, then reports the operations it
+/// used (on success and on failure) and its work.
+fn with_machine<R>(
+    program: &CompiledProgram,
+    limits: &Limits,
+    usage: &mut Usage,
+    host: HostCall<'_>,
+    body: impl FnOnce(&mut Machine<'_>) -> IrResult<R>,
+) -> IrResult<R> {
+    let mut machine = Machine::new(program, limits);
+    if let Some(LongRun { after, hook }) = host.long_run {
+        machine.on_long_run(after, hook);
+    }
+    let result = body(&mut machine);
+    usage.operations = machine.used();
+    work::record(machine.work);
+    result
 }
 
 fn run<K: HostValueSink>(
