@@ -424,7 +424,7 @@ enum Target<'a> {
     Handle(eval::FunctionHandle),
 }
 
-/// The arguments of a call, converted from Python, with their input size when measured.
+/// The arguments of a call, converted from Python.
 enum Args {
     Positional(Vec<HostValue>),
     Named(Vec<(String, HostValue)>),
