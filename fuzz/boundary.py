@@ -36,6 +36,7 @@ with atheris.instrument_imports():
 
 from agent_programs import execute_definition, http_definition, link_execute_program  # noqa: E402
 from corpus import image, programs  # noqa: E402
+from hostile import Boom, RaisingDict, RaisingList  # noqa: E402
 from nx_agent import examples  # noqa: E402
 from nx_agent.agent.results import PACKAGE_ERROR_CODES  # noqa: E402
 
@@ -103,21 +104,6 @@ class Dict(dict):  # type: ignore[type-arg]
     pass
 
 
-class Boom(Exception):
-    """Raised by hostile user code; must not escape the boundary."""
-
-
-class RaisingIter(list):  # type: ignore[type-arg]
-    def __iter__(self) -> Iterator[Any]:
-        raise Boom("__iter__")
-
-    def __len__(self) -> int:
-        raise Boom("__len__")
-
-    def __getitem__(self, index: Any) -> Any:
-        raise Boom("__getitem__")
-
-
 class EndlessIter(list):  # type: ignore[type-arg]
     """Holds two items but iterates forever."""
 
@@ -129,29 +115,6 @@ class EndlessIter(list):  # type: ignore[type-arg]
 class LyingLen(list):  # type: ignore[type-arg]
     def __len__(self) -> int:
         return 1 << 40
-
-
-class RaisingDict(dict):  # type: ignore[type-arg]
-    def __iter__(self) -> Iterator[Any]:
-        raise Boom("__iter__")
-
-    def __len__(self) -> int:
-        raise Boom("__len__")
-
-    def __getitem__(self, key: Any) -> Any:
-        raise Boom("__getitem__")
-
-    def items(self) -> Any:
-        raise Boom("items")
-
-    def keys(self) -> Any:
-        raise Boom("keys")
-
-    def values(self) -> Any:
-        raise Boom("values")
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        raise Boom("get")
 
 
 class EqStr(str):
@@ -312,7 +275,7 @@ class Generator:
         if kind == 14:
             return f.PickValueInList([b"bytes", bytearray(b"x"), memoryview(b"m"), {1, 2}, frozenset({3}), 1j, object(), Unprintable(), range(3), ...])
         if kind == 15:
-            return f.PickValueInList([RaisingIter([1, 2]), EndlessIter([1, 2]), LyingLen([1]), RaisingDict(a=1)])
+            return f.PickValueInList([RaisingList([1, 2]), EndlessIter([1, 2]), LyingLen([1]), RaisingDict(a=1)])
         if kind == 16:
             # Cycles, through lists and dicts.
             cyclic: list[Any] = [self.value(depth + 1)]
@@ -491,7 +454,7 @@ def one_input(data: bytes) -> None:
         elif shape == 2:
             args = List(args)
         elif shape == 3:
-            args = fdp.PickValueInList([RaisingIter(args), EndlessIter(args), LyingLen(args), None, {"a": 1}, "text", 3, iter(args)])
+            args = fdp.PickValueInList([RaisingList(args), EndlessIter(args), LyingLen(args), None, {"a": 1}, "text", 3, iter(args)])
         kwargs = limits_kwargs(gen)
         call = lambda: ir.evaluate_function(case.program, name, args, **kwargs)  # noqa: E731
     elif mode == 2:

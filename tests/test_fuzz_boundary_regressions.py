@@ -16,7 +16,7 @@ from agent_programs import execute_definition, link_execute_program
 from corpus import programs
 from nx_agent import NxError, create_agent_tools, examples, ir
 from test_evaluate import link
-from test_hostile_values import Boom, RaisingList
+from hostile import Boom, RaisingDict, RaisingList
 
 HOST_VALUES = next((p for p in programs() if p.name == "host-values"), None)
 needs_corpus = pytest.mark.skipif(HOST_VALUES is None, reason="no corpus: see tests/corpus.py")
@@ -134,25 +134,6 @@ def test_refusals_run_no_method_of_the_value(call: Any, monkeypatch: pytest.Monk
 # ---- execute (agent-package §5.3 step 9: a call never raises for a tool failure) ---------------
 
 CHAT = {"$type": "ChatToolContext", "conversationId": "conv_9"}
-
-
-class RaisingDict(dict):  # type: ignore[type-arg]
-    """A dict whose own methods raise; its storage holds the members."""
-
-    def __iter__(self) -> Iterator[Any]:
-        raise Boom("__iter__")
-
-    def __getitem__(self, key: Any) -> Any:
-        raise Boom("__getitem__")
-
-    def items(self) -> Any:
-        raise Boom("items")
-
-    def keys(self) -> Any:
-        raise Boom("keys")
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        raise Boom("get")
 
 
 class RaisingMapping(Mapping[str, Any]):

@@ -30,6 +30,7 @@ import pytest
 import nx_agent
 import nx_agent.schema
 from agent_programs import execute_definition, link_execute_program
+from hostile import Boom, RaisingDict, RaisingList
 from nx_agent import NxError, ir
 from nx_agent.agent.results import PACKAGE_ERROR_CODES
 
@@ -46,39 +47,9 @@ function same(a: object, b: object): boolean =
 """
 
 
-class Boom(Exception):
-    pass
-
-
 def _forever() -> Iterator[Any]:
     while True:
         yield "k"
-
-
-class RaisingDict(dict):  # type: ignore[type-arg]
-    def __iter__(self) -> Iterator[Any]:
-        raise Boom("__iter__")
-
-    def __len__(self) -> int:
-        raise Boom("__len__")
-
-    def __getitem__(self, key: Any) -> Any:
-        raise Boom("__getitem__")
-
-    def keys(self) -> Any:
-        raise Boom("keys")
-
-    def items(self) -> Any:
-        raise Boom("items")
-
-    def values(self) -> Any:
-        raise Boom("values")
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        raise Boom("get")
-
-    def __contains__(self, key: object) -> bool:
-        raise Boom("__contains__")
 
 
 class EndlessDict(dict):  # type: ignore[type-arg]
@@ -96,17 +67,6 @@ class EndlessDict(dict):  # type: ignore[type-arg]
 
     def values(self) -> Any:
         return _forever()
-
-
-class RaisingList(list):  # type: ignore[type-arg]
-    def __iter__(self) -> Iterator[Any]:
-        raise Boom("__iter__")
-
-    def __len__(self) -> int:
-        raise Boom("__len__")
-
-    def __getitem__(self, index: Any) -> Any:
-        raise Boom("__getitem__")
 
 
 class EndlessList(list):  # type: ignore[type-arg]
