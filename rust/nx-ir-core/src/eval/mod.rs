@@ -146,7 +146,7 @@ impl CompiledProgram {
 }
 
 /// Adds the arguments' size to `meter`: as the host measured it, or measured here.
-fn measure_args<S: HostValueSource<Child = S>>(
+fn measure_args(
     meter: &mut SizeMeter,
     measured: Option<u64>,
     measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>,
@@ -160,12 +160,21 @@ fn measure_args<S: HostValueSource<Child = S>>(
     }
 }
 
-/// Measures arguments given by name or by position (the record or list counting 1).
-fn measure_call_arguments<S: HostValueSource<Child = S>>(meter: &mut SizeMeter, args: &CallArguments<'_, S>) -> IrResult<()> {
-    match args {
+/// Adds a call's arguments after its `Function` record (nothing once the record alone is over
+/// the limit): as the host measured them, or by name or by position here (the record or list
+/// counting 1).
+fn measure_call_args<S: HostValueSource<Child = S>>(
+    meter: &mut SizeMeter,
+    measured: Option<u64>,
+    args: &CallArguments<'_, S>,
+) -> IrResult<()> {
+    if meter.over() {
+        return Ok(());
+    }
+    measure_args(meter, measured, |meter| match args {
         CallArguments::Named(fields) => meter.record(fields),
         CallArguments::Positional(items) => meter.list(items),
-    }
+    })
 }
 
 /// [`evaluate_function_with`] with what a binding adds ([`HostCall`]).
@@ -183,7 +192,7 @@ where
     K: HostValueSink,
 {
     begin(limits, usage, |meter| {
-        measure_args::<S>(meter, host.args_size, |meter| {
+        measure_args(meter, host.args_size, |meter| {
             for arg in args {
                 match arg {
                     Some(arg) => meter.value(arg)?,
@@ -249,10 +258,7 @@ where
 {
     begin(limits, usage, |meter| {
         meter.value(function)?;
-        if meter.over() {
-            return Ok(());
-        }
-        measure_args::<S>(meter, host.args_size, |meter| measure_call_arguments(meter, &args))
+        measure_call_args(meter, host.args_size, &args)
     })?;
     with_machine(program, limits, usage, host, |machine| {
         let record = machine.read_host(function, 0)?;
@@ -285,10 +291,7 @@ where
 {
     begin(limits, usage, |meter| {
         meter.total = function.record_size;
-        if meter.over() {
-            return Ok(());
-        }
-        measure_args::<S>(meter, host.args_size, |meter| measure_call_arguments(meter, &args))
+        measure_call_args(meter, host.args_size, &args)
     })?;
     with_machine(program, limits, usage, host, |machine| call_with(machine, function.function, args, sink))
 }
