@@ -169,6 +169,10 @@ pub(crate) struct CDecl {
     /// A record's fields in the order a result writes them (byte order of their names), as
     /// positions in declaration order; empty for any other declaration.
     pub output_order: Box<[u32]>,
+    /// A record whose every field is a primitive (or an optional one): checking a value
+    /// already normalized against it charges exactly one operation per field and cannot fail
+    /// but on the budget.
+    pub unit_checked: bool,
 }
 
 /// A multiply-rotate hasher for the program's own names (declaration, field and type names).
@@ -249,6 +253,10 @@ pub struct CompiledProgram {
     pub(crate) modules: Vec<CModule>,
     pub(crate) shapes: NameMap<Arc<str>, Vec<Shape>>,
     pub(crate) names: Names,
+    /// Whether evaluation takes its shortcuts: a record's recheck by charges alone, a single
+    /// result written as a one-item list without building it, a whole construction checked in
+    /// place. Each makes the same charges, with the same failures, as the general path.
+    pub(crate) shortcuts: bool,
 }
 
 #[derive(Debug, Default)]
@@ -272,6 +280,17 @@ impl Names {
 }
 
 impl CompiledProgram {
+    /// The same program evaluated without the shortcuts (see `shortcuts`): every check and
+    /// construction takes the general path. For tests that hold the two to the same charges.
+    #[doc(hidden)]
+    pub fn without_shortcuts(mut self) -> CompiledProgram {
+        self.shortcuts = false;
+        for decl in self.modules.iter_mut().flat_map(|m| m.decls.iter_mut()) {
+            decl.unit_checked = false;
+        }
+        self
+    }
+
     /// Compiles every module of a linked program.
     pub fn compile(source: &dyn ProgramSource) -> IrResult<CompiledProgram> {
         let count = source.module_count();
@@ -346,7 +365,7 @@ impl CompiledProgram {
         }
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(CompiledProgram { id, value_slots, modules, shapes, names })
+        Ok(CompiledProgram { id, value_slots, modules, shapes, names, shortcuts: true })
     }
 
     /// Every text the compiled program holds once and hands to a [`HostValueSink`] by
@@ -508,7 +527,11 @@ impl ModuleCompiler<'_> {
                 }
                 _ => Box::default(),
             };
-            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order });
+            let unit_checked = match &kind {
+                CDeclKind::Record { fields, update_target: None, .. } => fields.iter().all(|f| unit_check(&types, f.ty)),
+                _ => false,
+            };
+            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order, unit_checked });
         }
         // Frame sizes: the highest slot any node of the module binds or reads, plus the fields.
         let mut max_slot = 0u32;
@@ -648,5 +671,15 @@ impl ModuleCompiler<'_> {
             Node::Exists { operand } => CNode::Exists(*operand),
             Node::Coalesce { left, right } => CNode::Coalesce { left: *left, right: *right },
         }
+    }
+}
+
+/// Whether checking a value already normalized to type `ty` charges exactly one operation: a
+/// primitive (each takes one check), or an optional primitive holding its value.
+fn unit_check(types: &[CType], ty: u32) -> bool {
+    let primitive = |ty: u32| matches!(types.get(ty as usize), Some(CType::Prim(prim)) if !matches!(prim, Prim::Unknown(_)));
+    match types.get(ty as usize) {
+        Some(CType::Seq { item, may_be_many: false, .. }) => primitive(*item),
+        _ => primitive(ty),
     }
 }

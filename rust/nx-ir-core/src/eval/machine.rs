@@ -45,27 +45,41 @@ pub(crate) struct Machine<'p> {
     /// Work done beyond the node evaluations: values copied, allocated, read, written or
     /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
     pub work: u64,
-    /// Emptied construction inputs, reused by the next construction.
-    spare_fields: Vec<Vec<(Name, Value)>>,
+    /// Emptied vectors the evaluation reuses.
+    spares: Spares,
     /// Whether the list written last held scalars only (set as a list's writing ends, so after
     /// a result is written it describes the result when that is a list).
     pub wrote_scalar_list: bool,
 }
 
+/// Emptied vectors, kept to be filled again: construction inputs and call frames. They hold
+/// no values (see [`Machine::recycle_fields`] and [`Machine::recycle_frame`]).
+#[derive(Default)]
+struct Spares {
+    fields: Vec<Vec<(Name, Value)>>,
+    frames: Vec<Frame>,
+}
+
+/// Construction inputs and frames kept at most (each of a bounded capacity).
+const SPARES_KEPT: usize = 16;
+
 thread_local! {
-    /// Emptied construction inputs kept between evaluations on this thread, so a small call's
-    /// construction reuses the vector the previous call's gave back.
-    static SPARE_FIELDS: Cell<Vec<Vec<(Name, Value)>>> = const { Cell::new(Vec::new()) };
+    /// The spares kept between evaluations on this thread, so a small call reuses the vectors
+    /// the previous call gave back instead of allocating its own.
+    static SPARES: Cell<Spares> = const { Cell::new(Spares { fields: Vec::new(), frames: Vec::new() }) };
 }
 
 impl Drop for Machine<'_> {
     fn drop(&mut self) {
-        // Only emptied vectors are kept (see `recycle_fields`): they hold no values. An
-        // evaluation that constructed nothing leaves the thread's vectors where they are.
-        if !self.spare_fields.is_empty() {
-            let spare = std::mem::take(&mut self.spare_fields);
-            let _ = SPARE_FIELDS.try_with(|kept| kept.set(spare));
-        }
+        let spares = std::mem::take(&mut self.spares);
+        let _ = SPARES.try_with(|kept| {
+            let before = kept.replace(spares);
+            // What the thread held is empty unless an evaluation ran inside this one (and gave
+            // back its own): an empty `Spares` owns no memory and needs no drop.
+            if before.fields.capacity() == 0 && before.frames.capacity() == 0 {
+                std::mem::forget(before);
+            }
+        });
     }
 }
 
@@ -83,7 +97,7 @@ impl<'p> Machine<'p> {
             default_failed: false,
             extra_names: Default::default(),
             work: 0,
-            spare_fields: Vec::new(),
+            spares: SPARES.try_with(Cell::take).unwrap_or_default(),
             wrote_scalar_list: false,
         }
     }
@@ -173,6 +187,20 @@ impl<'p> Machine<'p> {
             return Err(self.budget_exhausted(cx, node));
         }
         self.remaining -= amount;
+        Ok(())
+    }
+
+    /// Charges 1, `count` times, at `cx` (no span): at once when all fit the fast path, else one
+    /// at a time, so a budget that runs out fails at the very charge it would have alone.
+    #[inline]
+    pub fn charge_each(&mut self, cx: Cx, count: u64) -> IrResult<()> {
+        if count <= self.fast_room() {
+            self.remaining -= count;
+            return Ok(());
+        }
+        for _ in 0..count {
+            self.charge(cx, None, 1)?;
+        }
         Ok(())
     }
 
@@ -443,17 +471,7 @@ impl<'p> Machine<'p> {
                     Ok(left)
                 }
             }
-            CNode::Call { callee, args } => {
-                let function = self.callee(cx, frame, *callee, index)?;
-                let mut values = Vec::with_capacity(args.len());
-                for arg in args.iter() {
-                    values.push(match arg {
-                        Some(node) => Some(self.eval(cx, frame, *node)?),
-                        None => None,
-                    });
-                }
-                self.invoke(function, values, cx.depth + 1, false)
-            }
+            CNode::Call { callee, args } => self.call(cx, frame, index, *callee, args),
             CNode::NamedCall { callee, args } => {
                 let function = self.callee(cx, frame, *callee, index)?;
                 let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
@@ -461,8 +479,10 @@ impl<'p> Machine<'p> {
                     let value = self.eval(cx, frame, *node)?;
                     set_field(&mut fields, Arc::clone(name), value);
                 }
-                let values = self.by_name(function, &fields);
-                self.invoke(function, values, cx.depth + 1, false)
+                with_places(self.param_count(function), |values| {
+                    self.by_name(function, &fields, values);
+                    self.invoke(function, values, cx.depth + 1, false)
+                })
             }
             CNode::Intrinsic { op, args, order } => self.eval_intrinsic(cx, frame, index, *op, args, order),
             CNode::Record { target, name, props, content } => {
@@ -572,11 +592,7 @@ impl<'p> Machine<'p> {
 
     pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
         self.tally(props.len() as u64 * (props.len() as u64 + 1));
-        if self.spare_fields.is_empty() {
-            // The first construction of an evaluation takes the ones earlier calls gave back.
-            self.spare_fields = SPARE_FIELDS.try_with(Cell::take).unwrap_or_default();
-        }
-        let mut fields = self.spare_fields.pop().unwrap_or_default();
+        let mut fields = self.spare_fields();
         fields.reserve(props.len());
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
@@ -585,18 +601,38 @@ impl<'p> Machine<'p> {
         Ok(fields)
     }
 
+    /// An empty fields vector: one given back earlier when there is one.
+    #[inline]
+    pub fn spare_fields(&mut self) -> Vec<(Name, Value)> {
+        self.spares.fields.pop().unwrap_or_default()
+    }
+
     /// Gives a construction's input back for the next one to fill (a few are kept).
     #[inline]
     pub fn recycle_fields(&mut self, mut fields: Vec<(Name, Value)>) {
-        if self.spare_fields.len() < 8 && fields.capacity() <= 64 {
+        if self.spares.fields.len() < SPARES_KEPT && fields.capacity() <= 64 {
             fields.clear();
-            self.spare_fields.push(fields);
+            self.spares.fields.push(fields);
+        }
+    }
+
+    /// Gives a call's frame back for the next call to fill (a few are kept).
+    #[inline]
+    fn recycle_frame(&mut self, mut frame: Frame) {
+        if self.spares.frames.len() < SPARES_KEPT && frame.capacity() <= 256 {
+            frame.clear();
+            self.spares.frames.push(frame);
         }
     }
 
     #[inline(always)]
     pub fn bind(&self, cx: Cx, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
         let slot = slot as usize;
+        if slot == frame.len() && slot < frame.capacity() {
+            // The next slot, as parameters are bound: added without growing.
+            frame.push(Some(value));
+            return Ok(());
+        }
         if let Some(place) = frame.get_mut(slot) {
             // A scalar replaced in place has nothing to drop.
             if let Some(Value::Int(_) | Value::Bool(_) | Value::Float(_)) | None = place {
@@ -624,7 +660,14 @@ impl<'p> Machine<'p> {
 
     pub fn new_frame(&mut self, module: u32, decl: u32) -> Frame {
         self.tally(1);
-        Vec::with_capacity(self.prog.decl(module, decl).frame_size as usize)
+        let size = self.prog.decl(module, decl).frame_size as usize;
+        match self.spares.frames.pop() {
+            Some(mut frame) => {
+                frame.reserve(size);
+                frame
+            }
+            None => Vec::with_capacity(size),
+        }
     }
 
     /// The room a value declaration referenced at `cx` evaluates in (see [`constants`]).
@@ -1125,22 +1168,61 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Maps named arguments onto the callee's declared parameters; extra names are dropped.
-    pub fn by_name(&mut self, function: FunctionRef, fields: &[(Name, Value)]) -> Vec<Option<Value>> {
+    /// The parameters `function` declares (none when it is not a function).
+    pub fn param_count(&self, function: FunctionRef) -> usize {
         match &self.prog.decl(function.module, function.decl).kind {
-            CDeclKind::Function { params, .. } => {
-                self.tally(params.len() as u64 * (fields.len() as u64 + 1));
-                params
-                .iter()
-                .map(|p| fields.iter().find(|(k, _)| Arc::ptr_eq(k, &p.name)).map(|(_, v)| v.clone()))
-                .collect()
-            }
-            _ => Vec::new(),
+            CDeclKind::Function { params, .. } => params.len(),
+            _ => 0,
         }
     }
 
+    /// Maps named arguments onto the callee's declared parameters, one place each in `places`
+    /// ([`Machine::param_count`] of them); extra names are dropped.
+    pub fn by_name(&mut self, function: FunctionRef, fields: &[(Name, Value)], places: &mut [Option<Value>]) {
+        if let CDeclKind::Function { params, .. } = &self.prog.decl(function.module, function.decl).kind {
+            self.tally(params.len() as u64 * (fields.len() as u64 + 1));
+            for (place, param) in places.iter_mut().zip(params.iter()) {
+                *place = fields.iter().find(|(k, _)| Arc::ptr_eq(k, &param.name)).map(|(_, v)| v.clone());
+            }
+        }
+    }
+
+    /// A call by position: its arguments evaluated in order, then the callee invoked.
+    #[inline(never)]
+    fn call(&mut self, cx: Cx, frame: &mut Frame, index: u32, callee: u32, args: &[Option<u32>]) -> IrResult<Value> {
+        let function = self.callee(cx, frame, callee, index)?;
+        with_places(args.len(), |values| {
+            for (place, arg) in values.iter_mut().zip(args) {
+                if let Some(node) = arg {
+                    *place = Some(self.eval(cx, frame, *node)?);
+                }
+            }
+            self.invoke(function, values, cx.depth + 1, false)
+        })
+    }
+
     /// Invokes a function at `depth` with positional arguments (`None` = left out).
-    pub fn invoke(&mut self, function: FunctionRef, args: Vec<Option<Value>>, depth: u32, host: bool) -> IrResult<Value> {
+    pub fn invoke(&mut self, function: FunctionRef, args: &mut [Option<Value>], depth: u32, host: bool) -> IrResult<Value> {
+        let (value, result) = self.invoke_unchecked(function, args, depth, host)?;
+        match result {
+            Some(ty) => {
+                let cx = Cx { module: function.module, decl: function.decl, depth };
+                let name = &self.prog.decl(function.module, function.decl).name;
+                self.normalize(cx, ty, value, &Path::Named("return value for '", name, "'"))
+            }
+            None => Ok(value),
+        }
+    }
+
+    /// [`Machine::invoke`] up to its result's check: the body's value, and the declared result
+    /// type it is to be checked against.
+    pub fn invoke_unchecked(
+        &mut self,
+        function: FunctionRef,
+        args: &mut [Option<Value>],
+        depth: u32,
+        host: bool,
+    ) -> IrResult<(Value, Option<u32>)> {
         let prog = self.prog;
         let fcx = Cx { module: function.module, decl: function.decl, depth };
         if depth > self.limits.max_call_depth {
@@ -1164,9 +1246,8 @@ impl<'p> Machine<'p> {
             ));
         }
         let mut frame = self.new_frame(function.module, function.decl);
-        let mut args = args.into_iter();
         for (slot, param) in params.iter().enumerate() {
-            let arg = args.next().flatten();
+            let arg = args.get_mut(slot).and_then(Option::take);
             let outcome = self.bind_param(fcx, &mut frame, slot as u32, param, arg, &declaration.name);
             if let Err(mut error) = outcome {
                 if host && !self.default_failed {
@@ -1181,12 +1262,8 @@ impl<'p> Machine<'p> {
             }
         }
         let value = self.eval(fcx, &mut frame, *body)?;
-        match result {
-            Some(ty) => {
-                self.normalize(fcx, *ty, value, &Path::Named("return value for '", &declaration.name, "'"))
-            }
-            None => Ok(value),
-        }
+        self.recycle_frame(frame);
+        Ok((value, *result))
     }
 
     fn bind_param(
@@ -1323,6 +1400,11 @@ impl<'p> Machine<'p> {
         let CDeclKind::Record { fields, update_target, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
         };
+        if update_target.is_none() && content.is_empty() && prog.shortcuts {
+            if let Some(places) = every_field_written(props, fields) {
+                return self.construct_whole(cx, frame, (module, decl), fields, props, &places, name);
+            }
+        }
         let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
         let rcx = Cx { module, decl, depth: cx.depth };
         if update_target.is_some() {
@@ -1334,6 +1416,50 @@ impl<'p> Machine<'p> {
         let fields_out = self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false);
         self.recycle_fields(input);
         Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(&declaration.name), fields_out?, module, decl))))
+    }
+
+    /// A construction that writes every field of its record once, none of which has a
+    /// default (`places`: each property's field): the general path's charges and checks, in its
+    /// order (each property evaluated as written, then each field checked in declaration
+    /// order), with each value put in its field's place as it is evaluated.
+    #[allow(clippy::too_many_arguments)]
+    fn construct_whole(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        (module, decl): (u32, u32),
+        fields: &[CField],
+        props: &[(Name, u32)],
+        places: &[u8; WHOLE_FIELDS],
+        name: &Name,
+    ) -> IrResult<Value> {
+        let count = props.len() as u64;
+        self.tally(count * (count + 1));
+        let mut out: Vec<(Name, Value)> = fields.iter().map(|f| (Arc::clone(&f.name), Value::Bool(false))).collect();
+        for ((_, node), &place) in props.iter().zip(places) {
+            out[place as usize].1 = self.eval(cx, frame, *node)?;
+        }
+        self.tally((count + 1) * (count + 1));
+        let rcx = Cx { module, decl, depth: cx.depth };
+        let root = Path::Root(name);
+        let mut emptied = false;
+        for ((_, slot), field) in out.iter_mut().zip(fields) {
+            let value = std::mem::replace(slot, Value::Bool(false));
+            let value = self.normalize(rcx, field.ty, value, &Path::Field(&root, &field.name))?;
+            emptied |= value.is_empty() && self.admits_empty(module, field.ty);
+            *slot = value;
+        }
+        if emptied {
+            // A field left empty where its type allows that is not stored.
+            let mut at = 0;
+            out.retain(|(_, value)| {
+                let kept = !(value.is_empty() && self.admits_empty(module, fields[at].ty));
+                at += 1;
+                kept
+            });
+        }
+        let type_name = Arc::clone(&self.prog.decl(module, decl).name);
+        Ok(Value::Record(Rc::new(Record::normalized(type_name, out, module, decl))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1480,4 +1606,40 @@ struct FusedBody {
     op: BinOp,
     lhs: Operand,
     rhs: Operand,
+}
+
+/// Argument places held on the stack (more go on the heap).
+const STACK_PLACES: usize = 8;
+
+/// Runs `f` over `count` empty argument places, on the stack when they are few.
+#[inline]
+pub(crate) fn with_places<R>(count: usize, f: impl FnOnce(&mut [Option<Value>]) -> R) -> R {
+    if count <= STACK_PLACES {
+        let mut places: [Option<Value>; STACK_PLACES] = Default::default();
+        return f(&mut places[..count]);
+    }
+    f(&mut vec![None; count])
+}
+
+/// Records of at most this many fields are constructed by [`Machine::construct_whole`].
+const WHOLE_FIELDS: usize = 16;
+
+/// Where each property of a construction goes among its record's fields, when the properties
+/// are the fields, each written once, none with a default (so none is evaluated or bound).
+#[inline]
+fn every_field_written(props: &[(Name, u32)], fields: &[CField]) -> Option<[u8; WHOLE_FIELDS]> {
+    if props.len() != fields.len() || fields.len() > WHOLE_FIELDS {
+        return None;
+    }
+    let mut places = [0u8; WHOLE_FIELDS];
+    let mut written = 0u32;
+    for ((name, _), place) in props.iter().zip(places.iter_mut()) {
+        let at = fields.iter().position(|field| Arc::ptr_eq(name, &field.name))?;
+        if fields[at].default.is_some() || written & (1 << at) != 0 {
+            return None;
+        }
+        written |= 1 << at;
+        *place = at as u8;
+    }
+    Some(places)
 }

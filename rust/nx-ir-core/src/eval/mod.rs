@@ -42,8 +42,8 @@ use crate::error::{codes, IrError, IrResult};
 
 use compiled::CDeclKind;
 use host::SizeMeter;
-use machine::{Cx, Machine};
-use normalize::function_record;
+use machine::{with_places, Cx, Machine};
+use normalize::{function_record, Path};
 use value::FunctionRef;
 
 /// The result of a call: its canonical value and what it used.
@@ -213,14 +213,7 @@ where
         .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
         .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
     with_machine(program, limits, usage, host, |machine| {
-        let mut values = Vec::with_capacity(args.len());
-        for arg in args {
-            values.push(match arg {
-                Some(arg) => Some(machine.read_host(arg, 0)?),
-                None => None,
-            });
-        }
-        run(machine, FunctionRef { module: 0, decl }, values, sink)
+        call_with(machine, FunctionRef { module: 0, decl }, CallArguments::Positional(args), sink)
     })
 }
 
@@ -302,26 +295,29 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
-    let values = match args {
+    match args {
         CallArguments::Named(named) => {
-            let mut fields = Vec::with_capacity(named.len());
+            let mut fields = machine.spare_fields();
             for (key, value) in named {
-                fields.push((machine.prog_name(key), machine.read_host(value, 0)?));
+                let value = machine.read_host(value, 0)?;
+                fields.push((machine.prog_name(key), value));
             }
-            machine.by_name(function, &fields)
+            let result = with_places(machine.param_count(function), |values| {
+                machine.by_name(function, &fields, values);
+                run(machine, function, values, sink)
+            });
+            machine.recycle_fields(fields);
+            result
         }
-        CallArguments::Positional(items) => {
-            let mut values = Vec::with_capacity(items.len());
-            for item in items {
-                values.push(match item {
-                    Some(item) => Some(machine.read_host(item, 0)?),
-                    None => None,
-                });
+        CallArguments::Positional(items) => with_places(items.len(), |values| {
+            for (place, item) in values.iter_mut().zip(items) {
+                if let Some(item) = item {
+                    *place = Some(machine.read_host(item, 0)?);
+                }
             }
-            values
-        }
-    };
-    run(machine, function, values, sink)
+            run(machine, function, values, sink)
+        }),
+    }
 }
 
 /// The start of every call: its usage cleared, its limits checked, and its input measured by
@@ -355,16 +351,25 @@ fn with_machine<R>(
 fn run<K: HostValueSink>(
     machine: &mut Machine<'_>,
     function: FunctionRef,
-    args: Vec<Option<value::Value>>,
+    args: &mut [Option<value::Value>],
     sink: &mut K,
 ) -> IrResult<K::Out> {
-    let value = machine.invoke(function, args, 0, true)?;
-    machine.stop_long_run();
+    let (value, result) = machine.invoke_unchecked(function, args, 0, true)?;
     let cx = Cx { module: function.module, decl: function.decl, depth: 0 };
-    let optional = matches!(
-        machine.prog.decl(function.module, function.decl).kind,
-        CDeclKind::Function { result_optional: true, .. }
-    );
+    let prog = machine.prog;
+    let declaration = prog.decl(function.module, function.decl);
+    let (value, one_item) = match result {
+        Some(ty) => machine.normalize_result(cx, ty, value, &Path::Named("return value for '", &declaration.name, "'"))?,
+        None => (value, false),
+    };
+    machine.stop_long_run();
+    if one_item {
+        // A single value where a list is declared: written as that list, never built.
+        let written = machine.write_one_item_list(cx, &value, sink);
+        value.dispose();
+        return written;
+    }
+    let optional = matches!(declaration.kind, CDeclKind::Function { result_optional: true, .. });
     if optional && value.is_empty() {
         return sink.null();
     }

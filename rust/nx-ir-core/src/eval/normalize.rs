@@ -76,16 +76,11 @@ impl<'p> Machine<'p> {
     }
 
     /// Normalizes `value` to type `ty` of `cx.module`, charging checks to `cx.decl`.
+    #[inline]
     pub fn normalize(&mut self, cx: Cx, ty: u32, value: Value, path: &Path<'_>) -> IrResult<Value> {
-        if !self.stack_ok() {
-            return Err(self.stack_error(cx, None));
-        }
-        let Some(ctype) = self.ty(cx.module, ty) else {
-            return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
-        };
-        self.tally(1);
-        // The common exact matches of a primitive site: checked and kept as they are.
-        if let CType::Prim(prim) = ctype {
+        // The common exact matches of a primitive site: checked and kept as they are (nothing
+        // nests, so there is no stack to check).
+        if let Some(CType::Prim(prim)) = self.ty(cx.module, ty) {
             let exact = matches!(
                 (prim, &value),
                 (Prim::Int, Value::Int(_))
@@ -95,10 +90,26 @@ impl<'p> Machine<'p> {
                     | (Prim::Object, _)
             );
             if exact {
-                self.charge(cx, None, 1)?;
+                self.tally(1);
+                if !self.charge_one() {
+                    self.charge(cx, None, 1)?;
+                }
                 return Ok(value);
             }
         }
+        self.normalize_checked(cx, ty, value, path)
+    }
+
+    /// [`Machine::normalize`] past its exact primitive matches.
+    #[inline(never)]
+    fn normalize_checked(&mut self, cx: Cx, ty: u32, value: Value, path: &Path<'_>) -> IrResult<Value> {
+        if !self.stack_ok() {
+            return Err(self.stack_error(cx, None));
+        }
+        let Some(ctype) = self.ty(cx.module, ty) else {
+            return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
+        };
+        self.tally(1);
         if let CType::Seq { item, may_be_empty, may_be_many } = ctype {
             let single;
             let items: &[Value] = match &value {
@@ -158,6 +169,24 @@ impl<'p> Machine<'p> {
             },
             CType::Seq { .. } => Ok(value),
         }
+    }
+
+    /// [`Machine::normalize`] of a call's result for the host. A single value where a list of
+    /// many is declared is checked as that list's one item and handed back unwrapped, with
+    /// `true`: the writer writes it as a one-item list (see [`Machine::write_one_item_list`])
+    /// and the list is never built. Charges and failures are those of `normalize`.
+    pub fn normalize_result(&mut self, cx: Cx, ty: u32, value: Value, path: &Path<'_>) -> IrResult<(Value, bool)> {
+        let single = self.prog.shortcuts && !matches!(value, Value::Seq(_));
+        if let (Some(CType::Seq { item, may_be_many: true, .. }), true) = (self.ty(cx.module, ty), single) {
+            if !self.stack_ok() {
+                return Err(self.stack_error(cx, None));
+            }
+            // The list's own check and its one item, as `normalize` tallies them.
+            self.tally(2);
+            let item = self.normalize(cx, *item, value, &Path::Index(path, 0))?;
+            return Ok((item, true));
+        }
+        Ok((self.normalize(cx, ty, value, path)?, false))
     }
 
     /// Adds the declaration to an error raised while checking.
@@ -263,7 +292,7 @@ impl<'p> Machine<'p> {
                     // Normalized against this very declaration before, every field present (so
                     // no default is evaluated and no required field is missing): checking it
                     // again gives it back unchanged, so only the checks' charges are made.
-                    self.recheck_fields(dcx, fields, &record, path)?;
+                    self.recheck_fields(dcx, fields, &record, declaration.unit_checked, path)?;
                     return Ok(value);
                 }
                 if *is_abstract {
@@ -308,8 +337,15 @@ impl<'p> Machine<'p> {
     /// The charges (and work) [`Machine::normalize_fields`] makes over a record it already
     /// normalized against `fields`, every one of them present: each field checked again, in
     /// declaration order (the order normalizing stored them in).
-    fn recheck_fields(&mut self, cx: Cx, fields: &[CField], record: &Record, path: &Path<'_>) -> IrResult<()> {
+    /// With `unit_checked` (see [`super::compiled::CDecl::unit_checked`]) those charges are
+    /// one per field, made without checking each field again.
+    fn recheck_fields(&mut self, cx: Cx, fields: &[CField], record: &Record, unit_checked: bool, path: &Path<'_>) -> IrResult<()> {
         self.tally((record.fields.len() as u64 + 1) * (fields.len() as u64 + 1));
+        if unit_checked {
+            let count = fields.len() as u64;
+            self.tally(count);
+            return self.charge_each(cx, count);
+        }
         for (field, (name, value)) in fields.iter().zip(&record.fields) {
             debug_assert!(Arc::ptr_eq(name, &field.name));
             self.normalize(cx, field.ty, value.clone(), &Path::Field(path, &field.name))?.dispose();

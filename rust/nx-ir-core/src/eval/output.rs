@@ -35,41 +35,7 @@ impl Machine<'_> {
                 }
                 sink.str(&case.case)
             }
-            Value::Seq(items) => {
-                let mut scalars = true;
-                // An integer item is written in place: it nests nothing, so the stack check its
-                // own call would make is the one this call already made. Its charge of 1 is
-                // counted in `batched` while it would take the fast path (fewer than `room`
-                // pending), and taken from the budget before anything else charges: the same
-                // charges, at the same points, as one at a time.
-                let mut room = self.fast_room();
-                let mut batched = 0u64;
-                let written = sink.list_of(items.len(), |sink, at| match &items[at] {
-                    Value::Int(i) => {
-                        if batched < room {
-                            batched += 1;
-                        } else {
-                            self.take_fast(std::mem::take(&mut batched));
-                            if !self.charge_one() {
-                                self.charge(cx, None, 1)?;
-                            }
-                            self.tally(1);
-                            room = self.fast_room();
-                        }
-                        sink.int(*i)
-                    }
-                    other => {
-                        self.take_fast(std::mem::take(&mut batched));
-                        scalars &= matches!(other, Value::Bool(_) | Value::Float(_));
-                        let out = self.write(cx, other, sink);
-                        room = self.fast_room();
-                        out
-                    }
-                });
-                self.take_fast(batched);
-                self.wrote_scalar_list = scalars;
-                written
-            }
+            Value::Seq(items) => self.write_items(cx, items, sink),
             Value::Function(function) => {
                 let prog = self.prog;
                 let module = &prog.modules[function.module as usize];
@@ -135,6 +101,53 @@ impl Machine<'_> {
                 sink.record(record.type_name.as_deref(), fields)
             }
         }
+    }
+
+    /// The items of a list written for the host (the list's own charge already made).
+    fn write_items<S: HostValueSink>(&mut self, cx: Cx, items: &[Value], sink: &mut S) -> IrResult<S::Out> {
+        let mut scalars = true;
+        // An integer item is written in place: it nests nothing, so the stack check its
+        // own call would make is the one this call already made. Its charge of 1 is
+        // counted in `batched` while it would take the fast path (fewer than `room`
+        // pending), and taken from the budget before anything else charges: the same
+        // charges, at the same points, as one at a time.
+        let mut room = self.fast_room();
+        let mut batched = 0u64;
+        let written = sink.list_of(items.len(), |sink, at| match &items[at] {
+            Value::Int(i) => {
+                if batched < room {
+                    batched += 1;
+                } else {
+                    self.take_fast(std::mem::take(&mut batched));
+                    if !self.charge_one() {
+                        self.charge(cx, None, 1)?;
+                    }
+                    self.tally(1);
+                    room = self.fast_room();
+                }
+                sink.int(*i)
+            }
+            other => {
+                self.take_fast(std::mem::take(&mut batched));
+                scalars &= matches!(other, Value::Bool(_) | Value::Float(_));
+                let out = self.write(cx, other, sink);
+                room = self.fast_room();
+                out
+            }
+        });
+        self.take_fast(batched);
+        self.wrote_scalar_list = scalars;
+        written
+    }
+
+    /// Writes `item` as a list holding it alone, as [`Machine::write`] writes such a list.
+    pub fn write_one_item_list<S: HostValueSink>(&mut self, cx: Cx, item: &Value, sink: &mut S) -> IrResult<S::Out> {
+        if !self.stack_ok() {
+            return Err(self.stack_error(cx, None));
+        }
+        self.charge(cx, None, 1)?;
+        self.tally(1);
+        self.write_items(cx, std::slice::from_ref(item), sink)
     }
 
     /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
