@@ -7,6 +7,7 @@
 //! the value nesting limit, so no host value can overflow the stack.
 
 use std::borrow::Cow;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
@@ -426,8 +427,59 @@ enum Target<'a> {
 
 /// The arguments of a call, converted from Python.
 enum Args {
-    Positional(Vec<HostValue>),
+    Positional(Positional),
     Named(Vec<(String, HostValue)>),
+}
+
+/// Positional arguments, converted: on the stack when they are few, so a small call allocates
+/// nothing for them (and drops only the ones it holds).
+struct Positional {
+    few: [ManuallyDrop<HostValue>; STACK_ARGUMENTS],
+    len: usize,
+    /// Every argument, once there are more than `few` holds.
+    many: Vec<HostValue>,
+}
+
+impl Positional {
+    fn new() -> Self {
+        Positional { few: std::array::from_fn(|_| ManuallyDrop::new(HostValue::Null)), len: 0, many: Vec::new() }
+    }
+
+    fn push(&mut self, value: HostValue) {
+        if self.len < STACK_ARGUMENTS {
+            // The place holds `Null`, which owns nothing: overwriting it leaks nothing.
+            self.few[self.len] = ManuallyDrop::new(value);
+        } else {
+            if self.len == STACK_ARGUMENTS {
+                let null = || ManuallyDrop::new(HostValue::Null);
+                self.many.extend(self.few.iter_mut().map(|value| ManuallyDrop::into_inner(std::mem::replace(value, null()))));
+            }
+            self.many.push(value);
+        }
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[HostValue] {
+        if self.len <= STACK_ARGUMENTS {
+            let few: &[ManuallyDrop<HostValue>] = &self.few[..self.len];
+            // SAFETY: `ManuallyDrop<T>` is `repr(transparent)` over `T`.
+            unsafe { &*(few as *const [ManuallyDrop<HostValue>] as *const [HostValue]) }
+        } else {
+            &self.many
+        }
+    }
+}
+
+impl Drop for Positional {
+    fn drop(&mut self) {
+        if self.len <= STACK_ARGUMENTS {
+            for value in &mut self.few[..self.len] {
+                // SAFETY: each of the first `len` places holds a value pushed once and never
+                // dropped; the others hold `Null` (owning nothing) and are left alone.
+                unsafe { ManuallyDrop::drop(value) };
+            }
+        }
+    }
 }
 
 /// Arguments up to this many are handed to the evaluator from the stack, without a vector.
@@ -437,7 +489,8 @@ const STACK_ARGUMENTS: usize = 8;
 static NO_VALUE: HostValue = HostValue::Null;
 
 /// Runs `f` over references to `values` (each given), from the stack when they are few.
-fn with_positional<R>(values: &[HostValue], f: impl FnOnce(&[Option<&HostValue>]) -> R) -> R {
+fn with_positional<R>(values: &Positional, f: impl FnOnce(&[Option<&HostValue>]) -> R) -> R {
+    let values = values.as_slice();
     if values.len() <= STACK_ARGUMENTS {
         let mut items: [Option<&HostValue>; STACK_ARGUMENTS] = [None; STACK_ARGUMENTS];
         for (item, value) in items.iter_mut().zip(values) {
@@ -564,13 +617,12 @@ pub fn evaluate_function(
         let message = format!("Function entrypoint '{}' was not found.", name.to_string_lossy());
         return Err(to_py_err(py, &IrError::new(codes::MISSING_ENTRYPOINT, message)));
     };
-    let mut values = Vec::new();
+    let mut values = Positional::new();
     let mut reader = Reader::new(limits.max_input_size, 0);
     if let Some(args) = args.filter(|a| !a.is_none()) {
         let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         };
-        values.reserve(items.size_hint().0);
         for (index, arg) in items.enumerate() {
             match reader.read(&arg) {
                 Ok(value) => values.push(value),
@@ -674,7 +726,7 @@ pub fn call_function(
             } else if let Some(items) = sequence_items(&args) {
                 // The arguments are one list: 1, then each value.
                 reader.add(1).map_err(|r| to_py_err(py, &r.into_error("args")))?;
-                let mut values = Vec::with_capacity(items.size_hint().0);
+                let mut values = Positional::new();
                 for (index, arg) in items.enumerate() {
                     match reader.read(&arg) {
                         Ok(value) => values.push(value),
@@ -712,7 +764,7 @@ pub fn _evaluate_discarding<'py>(
     limits: Option<PyRef<'_, Limits>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let limits = limits.map(|l| l.inner.clone()).unwrap_or_default();
-    let mut values = Vec::new();
+    let mut values = Positional::new();
     for (index, arg) in args.iter().flat_map(sequence_items).flatten().enumerate() {
         values.push(read_value(&arg, || format!("args[{index}]")).or_raise(py)?);
     }
