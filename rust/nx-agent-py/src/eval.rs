@@ -426,8 +426,9 @@ enum Target<'a> {
 }
 
 /// The arguments of a call, converted from Python.
-enum Args {
-    Positional(Positional),
+enum Args<'a> {
+    /// Held where they were converted (the few on the stack are not moved).
+    Positional(&'a Positional),
     Named(Vec<(String, HostValue)>),
 }
 
@@ -523,7 +524,7 @@ fn run_call(
     program: &Program,
     compiled: &Compiled,
     target: Target<'_>,
-    args: &Args,
+    args: &Args<'_>,
     args_size: Option<u64>,
     limits: &CoreLimits,
 ) -> PyResult<Evaluation> {
@@ -634,7 +635,7 @@ pub fn evaluate_function(
         }
     }
     let compiled = program.compiled(py)?;
-    run_call(py, program, &compiled, Target::Entrypoint(name), &Args::Positional(values), Some(reader.size), &limits)
+    run_call(py, program, &compiled, Target::Entrypoint(name), &Args::Positional(&values), Some(reader.size), &limits)
 }
 
 /// The function of a plain `Function` record (an exact dict of `$type` "Function", a string
@@ -687,6 +688,7 @@ pub fn call_function(
     // Function record (when its size is known here); the runtime checks the exact total.
     let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
     let pieces = || std::iter::once(function.clone());
+    let mut values = Positional::new();
     let args = match args.filter(|a| !a.is_none()) {
         None => {
             reader.size = 1;
@@ -726,7 +728,6 @@ pub fn call_function(
             } else if let Some(items) = sequence_items(&args) {
                 // The arguments are one list: 1, then each value.
                 reader.add(1).map_err(|r| to_py_err(py, &r.into_error("args")))?;
-                let mut values = Positional::new();
                 for (index, arg) in items.enumerate() {
                     match reader.read(&arg) {
                         Ok(value) => values.push(value),
@@ -737,7 +738,7 @@ pub fn call_function(
                         }
                     }
                 }
-                Args::Positional(values)
+                Args::Positional(&values)
             } else {
                 let error = IrError::new(codes::ARGUMENTS, "args is a dict of arguments by name, or a list or tuple by position.");
                 return Err(to_py_err(py, &error));

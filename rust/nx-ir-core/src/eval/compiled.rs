@@ -255,7 +255,8 @@ pub struct CompiledProgram {
     pub(crate) names: Names,
     /// Whether evaluation takes its shortcuts: a record's recheck by charges alone, a single
     /// result written as a one-item list without building it, a whole construction checked in
-    /// place. Each makes the same charges, with the same failures, as the general path.
+    /// place, a record's scalar fields written in place. Each makes the same charges, with the
+    /// same failures, as the general path.
     pub(crate) shortcuts: bool,
 }
 

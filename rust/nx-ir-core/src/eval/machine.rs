@@ -307,6 +307,7 @@ impl<'p> Machine<'p> {
                     _ => {}
                 },
                 CNode::Int(i) => return Ok(Value::Int(*i)),
+                CNode::Str(s) => return Ok(Value::Str(Arc::clone(s))),
                 _ => {}
             }
         }

@@ -280,7 +280,8 @@ impl<'p> Machine<'p> {
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(cx, &value, path)?;
-                if let Some(tn) = record.type_name.clone().filter(|t| **t != **display) {
+                let named = record.type_name.as_ref().filter(|t| !Arc::ptr_eq(t, display) && ***t != **display);
+                if let Some(tn) = named.cloned() {
                     let shape = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
                     let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
                     let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);

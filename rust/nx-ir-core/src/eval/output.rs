@@ -62,10 +62,12 @@ impl Machine<'_> {
                         // the declaration's own output order, as a shape the sink may know.
                         return sink.shaped_record((module, decl), type_name, order.len(), |sink, at| {
                             let (name, item) = &record.fields[order[at] as usize];
-                            if self.budgeted {
-                                self.charge(cx, None, text_cost(name))?;
+                            let cost = text_cost(name);
+                            if self.budgeted && cost > 0 {
+                                self.charge(cx, None, cost)?;
                             }
-                            Ok((&**name, self.write(cx, item, sink)?))
+                            let written = if self.prog.shortcuts { self.write_member(cx, item, sink) } else { self.write(cx, item, sink) };
+                            Ok((&**name, written?))
                         });
                     }
                 }
@@ -101,6 +103,45 @@ impl Machine<'_> {
                 sink.record(record.type_name.as_deref(), fields)
             }
         }
+    }
+
+    /// [`Machine::write`] of a record's field: a scalar or a text written in place, as `write`
+    /// would (the same charges, in order), without the stack check the record's own write made.
+    #[inline(always)]
+    fn write_member<S: HostValueSink>(&mut self, cx: Cx, item: &Value, sink: &mut S) -> IrResult<S::Out> {
+        match item {
+            Value::Int(i) => {
+                self.charge_written(cx)?;
+                sink.int(*i)
+            }
+            Value::Bool(b) => {
+                self.charge_written(cx)?;
+                sink.bool(*b)
+            }
+            Value::Float(f) => {
+                self.charge_written(cx)?;
+                sink.float(*f)
+            }
+            Value::Str(s) => {
+                self.charge_written(cx)?;
+                if self.budgeted {
+                    self.charge(cx, None, text_cost(s))?;
+                }
+                self.tally(s.len() as u64 / 64);
+                sink.str(s)
+            }
+            other => self.write(cx, other, sink),
+        }
+    }
+
+    /// The charge of 1 (and its unit of work) each value written makes.
+    #[inline(always)]
+    fn charge_written(&mut self, cx: Cx) -> IrResult<()> {
+        if !self.charge_one() {
+            self.charge(cx, None, 1)?;
+        }
+        self.tally(1);
+        Ok(())
     }
 
     /// The items of a list written for the host (the list's own charge already made).
