@@ -8,6 +8,7 @@
 //! strings made once per program and reused.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use nx_ir_core::error::{codes, IrError, IrResult};
 use nx_ir_core::eval::{CompiledProgram, HostValueSink};
@@ -64,10 +65,37 @@ pub struct TextCache {
     slots: Box<[Slot]>,
     shift: u32,
     type_key: Py<PyString>,
-    /// For each record declaration (by module, then declaration), a dict of its result's keys
-    /// in the order written (`$type` set, the fields `None`): a result of that shape is a copy
-    /// of it with the values set, not a dict grown key by key.
-    templates: Vec<Vec<Option<Py<PyDict>>>>,
+    /// For each record declaration (by module, then declaration), the template of its results.
+    templates: Vec<Vec<Option<Template>>>,
+}
+
+/// The template of a record shape's results: a dict of its keys in the order written (`$type`
+/// set), which a result copies and then sets its values in, rather than growing a dict key by
+/// key. The first result written also leaves its small scalar values in the template (a text
+/// of the program, a small int, a bool): a later result holding the very same object for a
+/// field (the same pointer) finds it there already and does not set it again.
+struct Template {
+    dict: Py<PyDict>,
+    /// For each field, by output position: null, or the object `dict` holds for it (set
+    /// together with it, so a value with this pointer is that very object). `dict` is never
+    /// changed again once `filled` is set.
+    kept: Box<[AtomicPtr<ffi::PyObject>]>,
+    filled: AtomicBool,
+}
+
+/// Texts of at most this many code points are kept in a template.
+const KEPT_TEXT: ffi::Py_ssize_t = 64;
+
+/// Whether a result's field value may stay in its shape's template: a small scalar object.
+fn keepable(value: &Bound<'_, PyAny>) -> bool {
+    let object = value.as_ptr();
+    // SAFETY: the GIL is held and `object` is live; these checks read its type only.
+    unsafe {
+        ffi::PyLong_CheckExact(object) != 0
+            || ffi::PyFloat_CheckExact(object) != 0
+            || ffi::PyBool_Check(object) != 0
+            || (ffi::PyUnicode_CheckExact(object) != 0 && ffi::PyUnicode_GetLength(object) <= KEPT_TEXT)
+    }
 }
 
 impl TextCache {
@@ -91,7 +119,9 @@ impl TextCache {
             templates: Vec::new(),
         };
         for ((module, decl), type_name, names) in program.record_shapes() {
-            let Ok(template) = cache.template_of(py, type_name, &names) else { continue };
+            let Ok(dict) = cache.template_of(py, type_name, &names) else { continue };
+            let kept = names.iter().map(|_| AtomicPtr::new(std::ptr::null_mut())).collect();
+            let template = Template { dict, kept, filled: AtomicBool::new(false) };
             let (module, decl) = (module as usize, decl as usize);
             if cache.templates.len() <= module {
                 cache.templates.resize_with(module + 1, Vec::new);
@@ -115,9 +145,9 @@ impl TextCache {
         Ok(dict.unbind())
     }
 
-    /// The template dict for the record declaration `shape`, when there is one.
+    /// The template for the record declaration `shape`, when there is one.
     #[inline]
-    fn template(&self, shape: (u32, u32)) -> Option<&Py<PyDict>> {
+    fn template(&self, shape: (u32, u32)) -> Option<&Template> {
         self.templates.get(shape.0 as usize)?.get(shape.1 as usize)?.as_ref()
     }
 
@@ -170,6 +200,52 @@ pub struct PySink<'a, 'py> {
 }
 
 impl<'py> PySink<'_, 'py> {
+    /// A new dict copied from a template.
+    fn copy_of(&mut self, template: &Template) -> IrResult<Bound<'py, PyAny>> {
+        // SAFETY: the GIL is held and the template's dict is live; PyDict_Copy returns a new
+        // reference (NULL with an exception set on failure).
+        let copy = unsafe { ffi::PyDict_Copy(template.dict.as_ptr()) };
+        if copy.is_null() {
+            return Err(self.failed(PyErr::fetch(self.py)));
+        }
+        // SAFETY: `copy` is a new reference we own.
+        Ok(unsafe { Bound::from_owned_ptr(self.py, copy) })
+    }
+
+    /// Sets a record field in `dict`, whose key it already holds (its value is replaced).
+    fn set_field(&mut self, dict: &Bound<'py, PyAny>, name: &str, value: &Bound<'py, PyAny>) -> IrResult<()> {
+        // A shape's names are the program's own texts, so the key is the cached string
+        // (borrowed: the dict takes its own reference); a fresh one only if it were not.
+        let made;
+        let key = match self.texts.get_ptr(name) {
+            Some(key) => key,
+            None => {
+                made = PyString::new(self.py, name);
+                made.as_ptr()
+            }
+        };
+        // SAFETY: the GIL is held; `dict`, `key` and `value` are live (PyDict_SetItem takes its
+        // own references).
+        if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key, value.as_ptr()) } < 0 {
+            return Err(self.failed(PyErr::fetch(self.py)));
+        }
+        Ok(())
+    }
+
+    /// Leaves the first result's small scalar values in its shape's template (see [`Template`]).
+    fn fill(&mut self, template: &Template, fields: &[(&str, Bound<'py, PyAny>)]) -> IrResult<()> {
+        let dict = template.dict.bind(self.py).clone().into_any();
+        for (at, (name, value)) in fields.iter().enumerate() {
+            if keepable(value) {
+                self.set_field(&dict, name, value)?;
+                // The template's dict owns the object from here on, and is never set again.
+                template.kept[at].store(value.as_ptr(), Ordering::Relaxed);
+            }
+        }
+        template.filled.store(true, Ordering::Release);
+        Ok(())
+    }
+
     fn failed(&mut self, error: PyErr) -> IrError {
         self.raised = Some(error);
         IrError::new(codes::BOUNDARY_TYPE, "Python raised while the result was written.")
@@ -243,41 +319,37 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
         F: FnMut(&mut Self, usize) -> IrResult<(&'n str, Self::Out)>,
     {
         self.gil.reacquire();
-        let py = self.py;
-        let Some(template) = self.texts.template(shape) else {
+        let texts = self.texts;
+        let Some(template) = texts.template(shape) else {
             let mut fields = Vec::with_capacity(len);
             for at in 0..len {
                 fields.push(field(self, at)?);
             }
             return self.record(Some(type_name), fields);
         };
-        // SAFETY: the GIL is held and `template` is a live dict; PyDict_Copy returns a new
-        // reference (NULL with an exception set on failure).
-        let copy = unsafe { ffi::PyDict_Copy(template.as_ptr()) };
-        if copy.is_null() {
-            return Err(self.failed(PyErr::fetch(py)));
+        if !template.filled.load(Ordering::Acquire) {
+            let mut fields = Vec::with_capacity(len);
+            for at in 0..len {
+                fields.push(field(self, at)?);
+            }
+            self.fill(template, &fields)?;
+            let dict = self.copy_of(template)?;
+            for (at, (name, value)) in fields.iter().enumerate() {
+                if value.as_ptr() != template.kept[at].load(Ordering::Relaxed) {
+                    self.set_field(&dict, name, value)?;
+                }
+            }
+            return Ok(dict);
         }
-        // SAFETY: `copy` is a new reference we own.
-        let dict = unsafe { Bound::from_owned_ptr(py, copy) };
+        let dict = self.copy_of(template)?;
         for at in 0..len {
             let (name, value) = field(self, at)?;
-            // A shape's names are the program's own texts, so the key is the cached string
-            // (borrowed: the dict takes its own reference); a fresh one only if it were not.
-            let made;
-            let key = match self.texts.get_ptr(name) {
-                Some(key) => key,
-                None => {
-                    made = PyString::new(py, name);
-                    made.as_ptr()
-                }
-            };
-            // SAFETY: the GIL is held; `dict`, `key` and `value` are live (PyDict_SetItem takes
-            // its own references). The key is already in the copy: its value is replaced.
-            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key, value.as_ptr()) } < 0 {
-                return Err(self.failed(PyErr::fetch(py)));
+            // A value the template holds already (the very same object) is in the copy.
+            if value.as_ptr() != template.kept[at].load(Ordering::Relaxed) {
+                self.set_field(&dict, name, &value)?;
             }
         }
-        Ok(dict.into_any())
+        Ok(dict)
     }
 
     fn record(&mut self, type_name: Option<&str>, fields: Vec<(&str, Self::Out)>) -> IrResult<Self::Out> {
