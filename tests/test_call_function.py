@@ -193,3 +193,58 @@ def test_input_size_is_measured_once_and_exactly(extra: Any, key: str) -> None:
         except ir.NxIrError as error:
             code = error.code
         assert (code == "nx-ir-resource-limit") is over
+
+
+MANY = """module many.nx fingerprint 1
+entrypoints functions [sum10 first second] components []
+
+function sum10(a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int, i: int, j: int): int =
+  (((((((((a add b) add c) add d) add e) add f) add g) add h) add i) add j)
+
+function first(x: int): int =
+  (x add 1)
+
+function second(x: int): int =
+  (x add 2)
+"""
+
+
+@pytest.fixture(scope="module")
+def many() -> ir.Program:
+    return ir.link_program(ir.prepare_module(ir.assemble(MANY)))
+
+
+def function(name: str) -> dict[str, Any]:
+    return {"$type": "Function", "module": "many.nx", "name": name}
+
+
+def test_more_arguments_than_are_held_on_the_stack(many: ir.Program) -> None:
+    # Ten arguments: past the eight a call converts on the stack, by position and by name.
+    values = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+    by_position = ir.evaluate_function(many, "sum10", values, max_operations=1_000)
+    assert by_position.value == 1023
+    named = dict(zip("abcdefghij", values))
+    assert ir.call_function(many, function("sum10"), named, max_operations=1_000).value == 1023
+    assert ir.call_function(many, function("sum10"), values, max_operations=1_000).usage == by_position.usage
+
+
+def test_each_function_record_calls_its_own_function(many: ir.Program) -> None:
+    # Records of different functions, records equal to an earlier one but made anew, and keys
+    # that are not the interned strings (built at run time): each calls what it names.
+    built = {"".join(["$", "type"]): "Function", "".join(["mod", "ule"]): "many.nx", "".join(["na", "me"]): "".join(["sec", "ond"])}
+    for record, expected in [
+        (function("first"), 11),
+        (function("second"), 12),
+        (function("first"), 11),
+        (built, 12),
+        (dict(function("first")), 11),
+        ({"name": "second", "module": "many.nx", "$type": "Function"}, 12),
+    ]:
+        assert ir.call_function(many, record, {"x": 10}).value == expected, record
+
+
+def test_a_record_of_a_missing_function_fails_after_one_that_resolved(many: ir.Program) -> None:
+    assert ir.call_function(many, function("first"), {"x": 1}).value == 2
+    with pytest.raises(ir.NxIrError) as raised:
+        ir.call_function(many, function("third"), {"x": 1})
+    assert raised.value.code == "nx-ir-function-value"

@@ -7,7 +7,7 @@
 //! the value nesting limit, so no host value can overflow the stack.
 
 use std::borrow::Cow;
-use std::mem::ManuallyDrop;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
@@ -15,6 +15,7 @@ use nx_ir_core::eval::{
     self, CallArguments, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun, Usage,
     MAX_VALUE_NESTING,
 };
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::list::BoundListIterator;
 use pyo3::types::tuple::BoundTupleIterator;
@@ -426,58 +427,65 @@ enum Target<'a> {
 }
 
 /// The arguments of a call, converted from Python.
-enum Args<'a> {
+enum Args<'a, 'py> {
     /// Held where they were converted (the few on the stack are not moved).
     Positional(&'a Positional),
-    Named(Vec<(String, HostValue)>),
+    Named(&'a Named<'py>),
 }
 
-/// Positional arguments, converted: on the stack when they are few, so a small call allocates
-/// nothing for them (and drops only the ones it holds).
-struct Positional {
-    few: [ManuallyDrop<HostValue>; STACK_ARGUMENTS],
+/// Converted arguments: on the stack when they are few, so a small call allocates nothing
+/// for them.
+struct Few<T> {
+    few: [MaybeUninit<T>; STACK_ARGUMENTS],
     len: usize,
-    /// Every argument, once there are more than `few` holds.
-    many: Vec<HostValue>,
+    /// Every item, once there are more than `few` holds.
+    many: Vec<T>,
 }
 
-impl Positional {
+/// Positional arguments.
+type Positional = Few<HostValue>;
+
+/// Arguments by name: each name's string (valid UTF-8, checked as it was read) and its value.
+type Named<'py> = Few<(Bound<'py, PyString>, HostValue)>;
+
+impl<T> Few<T> {
     fn new() -> Self {
-        Positional { few: std::array::from_fn(|_| ManuallyDrop::new(HostValue::Null)), len: 0, many: Vec::new() }
+        Few { few: std::array::from_fn(|_| MaybeUninit::uninit()), len: 0, many: Vec::new() }
     }
 
-    fn push(&mut self, value: HostValue) {
+    fn push(&mut self, item: T) {
         if self.len < STACK_ARGUMENTS {
-            // The place holds `Null`, which owns nothing: overwriting it leaks nothing.
-            self.few[self.len] = ManuallyDrop::new(value);
+            self.few[self.len].write(item);
         } else {
             if self.len == STACK_ARGUMENTS {
-                let null = || ManuallyDrop::new(HostValue::Null);
-                self.many.extend(self.few.iter_mut().map(|value| ManuallyDrop::into_inner(std::mem::replace(value, null()))));
+                // SAFETY: the first `len` places are initialized; each is read out once, and
+                // `len` passes STACK_ARGUMENTS below, after which they are never read again.
+                self.many.extend(self.few.iter().map(|place| unsafe { place.assume_init_read() }));
             }
-            self.many.push(value);
+            self.many.push(item);
         }
         self.len += 1;
     }
 
-    fn as_slice(&self) -> &[HostValue] {
+    fn as_slice(&self) -> &[T] {
         if self.len <= STACK_ARGUMENTS {
-            let few: &[ManuallyDrop<HostValue>] = &self.few[..self.len];
-            // SAFETY: `ManuallyDrop<T>` is `repr(transparent)` over `T`.
-            unsafe { &*(few as *const [ManuallyDrop<HostValue>] as *const [HostValue]) }
+            // SAFETY: the first `len` places are initialized, and `MaybeUninit<T>` has the
+            // layout of `T`.
+            unsafe { &*(&self.few[..self.len] as *const [MaybeUninit<T>] as *const [T]) }
         } else {
             &self.many
         }
     }
+
 }
 
-impl Drop for Positional {
+impl<T> Drop for Few<T> {
     fn drop(&mut self) {
         if self.len <= STACK_ARGUMENTS {
-            for value in &mut self.few[..self.len] {
-                // SAFETY: each of the first `len` places holds a value pushed once and never
-                // dropped; the others hold `Null` (owning nothing) and are left alone.
-                unsafe { ManuallyDrop::drop(value) };
+            for place in &mut self.few[..self.len] {
+                // SAFETY: each of the first `len` places holds an item written once and not
+                // yet moved out (they move to `many` only once `len` passes STACK_ARGUMENTS).
+                unsafe { place.assume_init_drop() };
             }
         }
     }
@@ -504,15 +512,21 @@ fn with_positional<R>(values: &Positional, f: impl FnOnce(&[Option<&HostValue>])
 }
 
 /// Runs `f` over `(name, value)` references to `named`, from the stack when they are few.
-fn with_named<R>(named: &[(String, HostValue)], f: impl FnOnce(&[(&str, &HostValue)]) -> R) -> R {
+fn with_named<R>(named: &Named<'_>, f: impl FnOnce(&[(&str, &HostValue)]) -> R) -> R {
+    // Each name was read as valid UTF-8 (its text is cached in the string): reading it again
+    // cannot fail.
+    fn text<'a>(key: &'a Bound<'_, PyString>) -> &'a str {
+        key.to_str().unwrap_or_default()
+    }
+    let named = named.as_slice();
     if named.len() <= STACK_ARGUMENTS {
         let mut pairs: [(&str, &HostValue); STACK_ARGUMENTS] = [("", &NO_VALUE); STACK_ARGUMENTS];
         for (pair, (key, value)) in pairs.iter_mut().zip(named) {
-            *pair = (key.as_str(), value);
+            *pair = (text(key), value);
         }
         return f(&pairs[..named.len()]);
     }
-    let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let pairs: Vec<(&str, &HostValue)> = named.iter().map(|(k, v)| (text(k), v)).collect();
     f(&pairs)
 }
 
@@ -524,7 +538,7 @@ fn run_call(
     program: &Program,
     compiled: &Compiled,
     target: Target<'_>,
-    args: &Args<'_>,
+    args: &Args<'_, '_>,
     args_size: Option<u64>,
     limits: &CoreLimits,
 ) -> PyResult<Evaluation> {
@@ -641,20 +655,55 @@ pub fn evaluate_function(
 /// The function of a plain `Function` record (an exact dict of `$type` "Function", a string
 /// `module` and a string `name`, nothing else) resolved at once; `None` for anything else, which
 /// is read as a host value and checked as the runtime checks it.
-fn plain_function<'py>(py: Python<'py>, compiled: &Compiled, function: &Bound<'py, PyAny>) -> Option<eval::FunctionHandle> {
+fn plain_function<'py>(py: Python<'py>, program: &Program, compiled: &Compiled, function: &Bound<'py, PyAny>) -> Option<eval::FunctionHandle> {
     let record = function.cast_exact::<PyDict>().ok()?;
     if record.len() != 3 {
         return None;
     }
-    let string = |key: &Bound<'py, PyString>| -> Option<Bound<'py, PyString>> {
-        record.get_item(key).ok()??.cast_exact::<PyString>().ok().cloned()
+    let (kind, module, name) = match record_members(py, record) {
+        Some(members) => members,
+        None => {
+            let string = |key: &Bound<'py, PyString>| -> Option<Bound<'py, PyString>> {
+                record.get_item(key).ok()??.cast_exact::<PyString>().ok().cloned()
+            };
+            let kind = string(pyo3::intern!(py, "$type"))?;
+            (kind, string(pyo3::intern!(py, "module"))?, string(pyo3::intern!(py, "name"))?)
+        }
     };
-    let kind = string(pyo3::intern!(py, "$type"))?;
-    if kind.to_str().ok()? != "Function" {
+    if !kind.is(pyo3::intern!(py, "Function")) && kind.to_str().ok()? != "Function" {
         return None;
     }
-    let (module, name) = (string(pyo3::intern!(py, "module"))?, string(pyo3::intern!(py, "name"))?);
-    compiled.function_handle(module.to_str().ok()?, name.to_str().ok()?).ok()
+    program.function_handle(compiled, &module, &name)
+}
+
+/// The `$type`, `module` and `name` strings of a three-member dict, read in one pass without
+/// hashing (a key is compared by address with the interned name first, then by its text);
+/// `None` when the dict is not such a record.
+fn record_members<'py>(py: Python<'py>, record: &Bound<'py, PyDict>) -> Option<(Bound<'py, PyString>, Bound<'py, PyString>, Bound<'py, PyString>)> {
+    let keys = [pyo3::intern!(py, "$type").as_ptr(), pyo3::intern!(py, "module").as_ptr(), pyo3::intern!(py, "name").as_ptr()];
+    let mut members: [Option<Bound<'py, PyString>>; 3] = [None, None, None];
+    let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+        (0, std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: the GIL is held and `record` is a live dict; PyDict_Next gives borrowed
+    // references, taken as new ones (`from_borrowed_ptr`) before anything else runs.
+    while unsafe { ffi::PyDict_Next(record.as_ptr(), &mut at, &mut key, &mut value) } != 0 {
+        let slot = match keys.iter().position(|k| *k == key) {
+            Some(slot) => slot,
+            None => {
+                // A key that is not the interned string (`$type` is not an identifier, so a
+                // literal's is not interned): found by its text.
+                // SAFETY: `key` is a live borrowed reference from the dict (see above).
+                let key = unsafe { Bound::from_borrowed_ptr(py, key) };
+                let text = key.cast_exact::<PyString>().ok()?.to_str().ok()?;
+                ["$type", "module", "name"].iter().position(|k| *k == text)?
+            }
+        };
+        // SAFETY: `value` is a live borrowed reference from the dict (see above).
+        let value = unsafe { Bound::from_borrowed_ptr(py, value) };
+        members[slot] = Some(value.cast_into_exact::<PyString>().ok()?);
+    }
+    let [kind, module, name] = members;
+    Some((kind?, module?, name?))
 }
 
 /// Calls a function value (`{"$type": "Function", "module": ..., "name": ...}`, as an evaluated
@@ -683,24 +732,25 @@ pub fn call_function(
     )
     .or_raise(py)?;
     let compiled = program.compiled(py)?;
-    let handle = plain_function(py, &compiled, &function);
+    let handle = plain_function(py, program, &compiled, &function);
     // The reader stops once the arguments alone are over what the limit leaves beside the
     // Function record (when its size is known here); the runtime checks the exact total.
     let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
     let pieces = || std::iter::once(function.clone());
     let mut values = Positional::new();
+    let mut named = Named::new();
     let args = match args.filter(|a| !a.is_none()) {
         None => {
             reader.size = 1;
-            Args::Named(Vec::new())
+            Args::Named(&named)
         }
         Some(args) => {
             if let Ok(dict) = args.cast::<PyDict>() {
                 // The arguments are one record: 1, then each name's text and value.
                 reader.add(1).map_err(|r| to_py_err(py, &r.into_error("args")))?;
-                let mut named = Vec::with_capacity(dict.len());
                 for (key, value) in dict.iter() {
-                    let Some(key) = key.cast::<PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned)) else {
+                    let name = key.cast_exact::<PyString>().ok().or_else(|| key.cast::<PyString>().ok());
+                    let Some((name, text)) = name.and_then(|k| Some((k, k.to_str().ok()?))) else {
                         let what = match key.cast::<PyString>() {
                             Ok(_) => "a key that is not valid Unicode".to_string(),
                             Err(_) => format!("a key of type {}, which is not a string", type_name(&key)),
@@ -709,22 +759,22 @@ pub fn call_function(
                         let error = check_input(&limits, 1, pieces().chain(dict.values())).err().unwrap_or(error);
                         return Err(to_py_err(py, &error));
                     };
-                    let read = reader.add_text(&key).and_then(|()| reader.read(&value));
+                    let read = reader.add_text(text).and_then(|()| reader.read(&value));
                     match read {
-                        Ok(read) => named.push((key, read)),
+                        Ok(read) => named.push((name.clone(), read)),
                         Err(refusal) => {
-                            let root = || format!("args[{key:?}]");
+                            let root = || format!("args[{text:?}]");
                             let mut error = refused(refusal, root, &limits, 1, pieces().chain(dict.values()));
                             // A value with no canonical form is refused as the runtime refuses an
                             // argument that does not fit: naming the parameter it was passed for.
                             if error.code() == codes::BOUNDARY_TYPE {
-                                error.diagnostics[0].argument = Some(key.clone());
+                                error.diagnostics[0].argument = Some(text.to_owned());
                             }
                             return Err(to_py_err(py, &error));
                         }
                     }
                 }
-                Args::Named(named)
+                Args::Named(&named)
             } else if let Some(items) = sequence_items(&args) {
                 // The arguments are one list: 1, then each value.
                 reader.add(1).map_err(|r| to_py_err(py, &r.into_error("args")))?;

@@ -1,15 +1,15 @@
 //! `link_program`, `prepare_program` and `Program`: prepared modules linked by name.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use nx_ir_core::error::{codes, IrError};
 use nx_ir_core::image::PreparedModule as CoreModule;
-use nx_ir_core::eval::CompiledProgram;
+use nx_ir_core::eval::{CompiledProgram, FunctionHandle};
 use nx_ir_core::link::{LinkOptions, Program as CoreProgram};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyMapping, PyTuple};
+use pyo3::types::{PyMapping, PyString, PyTuple};
 
 use crate::errors::IntoPyResult;
 use crate::eval::Compiled;
@@ -25,11 +25,14 @@ pub struct Program {
     compiled: OnceLock<Result<Compiled, IrError>>,
     /// Python strings for the compiled program's names and literals, made on the first call.
     texts: PyOnceLock<TextCache>,
+    /// The function of the last plain `Function` record called, by its module and name strings
+    /// (held here, so a string with the same address is the very same, unchanging, string).
+    last_function: Mutex<Option<(Py<PyString>, Py<PyString>, FunctionHandle)>>,
 }
 
 impl Program {
     fn new(inner: CoreProgram) -> Self {
-        Program { inner: Arc::new(inner), compiled: OnceLock::new(), texts: PyOnceLock::new() }
+        Program { inner: Arc::new(inner), compiled: OnceLock::new(), texts: PyOnceLock::new(), last_function: Mutex::new(None) }
     }
 
     /// The compiled form: compiled on the first call (with the GIL released), then shared.
@@ -39,6 +42,28 @@ impl Program {
             None => py.detach(|| self.compiled.get_or_init(|| CompiledProgram::compile(&*self.inner).map(Arc::new))),
         };
         compiled.as_ref().map_err(|error| crate::errors::to_py_err(py, error))
+    }
+
+    /// The function named by the strings `module` and `name`, resolved in `compiled` (this
+    /// program's compiled form), or by the last call that gave these very strings.
+    pub fn function_handle(
+        &self,
+        compiled: &Compiled,
+        module: &Bound<'_, PyString>,
+        name: &Bound<'_, PyString>,
+    ) -> Option<FunctionHandle> {
+        // A call that finds the cache in use (another thread's) resolves on its own.
+        let mut last = self.last_function.try_lock().ok();
+        if let Some(Some((m, n, handle))) = last.as_deref() {
+            if m.as_ptr() == module.as_ptr() && n.as_ptr() == name.as_ptr() {
+                return Some(*handle);
+            }
+        }
+        let handle = compiled.function_handle(module.to_str().ok()?, name.to_str().ok()?).ok()?;
+        if let Some(last) = last.as_deref_mut() {
+            *last = Some((module.clone().unbind(), name.clone().unbind(), handle));
+        }
+        Some(handle)
     }
 
     /// The Python strings of `compiled` (this program's compiled form).
