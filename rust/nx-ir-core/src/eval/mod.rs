@@ -297,17 +297,23 @@ where
 {
     match args {
         CallArguments::Named(named) => {
-            let mut fields = machine.spare_fields();
-            for (key, value) in named {
-                let value = machine.read_host(value, 0)?;
-                fields.push((machine.prog_name(key), value));
-            }
-            let result = with_places(machine.param_count(function), |values| {
-                machine.by_name(function, &fields, values);
+            let prog = machine.prog;
+            let params: &[compiled::CField] = match &prog.decl(function.module, function.decl).kind {
+                CDeclKind::Function { params, .. } => params,
+                _ => &[],
+            };
+            with_places(params.len(), |values| {
+                // Each name's value read in order (a name that is no parameter is read and
+                // dropped), then put in its parameter's place: the first value of a name wins.
+                machine.tally(params.len() as u64 * (named.len() as u64 + 1));
+                for (key, value) in named {
+                    let value = machine.read_host(value, 0)?;
+                    if let Some(at) = params.iter().position(|param| &*param.name == *key) {
+                        values[at].get_or_insert(value);
+                    }
+                }
                 run(machine, function, values, sink)
-            });
-            machine.recycle_fields(fields);
-            result
+            })
         }
         CallArguments::Positional(items) => with_places(items.len(), |values| {
             for (place, item) in values.iter_mut().zip(items) {
