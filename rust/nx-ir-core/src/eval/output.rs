@@ -16,19 +16,12 @@ impl Machine<'_> {
         if !self.stack_ok() {
             return Err(self.stack_error(cx, None));
         }
-        self.charge(cx, None, 1)?;
-        self.tally(1);
+        self.charge_written(cx)?;
         match value {
             Value::Bool(b) => sink.bool(*b),
             Value::Int(i) => sink.int(*i),
             Value::Float(f) => sink.float(*f),
-            Value::Str(s) => {
-                if self.budgeted {
-                    self.charge(cx, None, text_cost(s))?;
-                }
-                self.tally(s.len() as u64 / 64);
-                sink.str(s)
-            }
+            Value::Str(s) => self.write_text(cx, s, sink),
             Value::Case(case) => {
                 if self.budgeted {
                     self.charge(cx, None, text_cost(&case.case))?;
@@ -66,7 +59,10 @@ impl Machine<'_> {
                             if self.budgeted && cost > 0 {
                                 self.charge(cx, None, cost)?;
                             }
-                            let written = if self.prog.shortcuts { self.write_member(cx, item, sink) } else { self.write(cx, item, sink) };
+                            let written = match self.prog.shortcuts {
+                                true => self.write_member(cx, item, sink),
+                                false => self.write(cx, item, sink),
+                            };
                             Ok((&**name, written?))
                         });
                     }
@@ -124,14 +120,20 @@ impl Machine<'_> {
             }
             Value::Str(s) => {
                 self.charge_written(cx)?;
-                if self.budgeted {
-                    self.charge(cx, None, text_cost(s))?;
-                }
-                self.tally(s.len() as u64 / 64);
-                sink.str(s)
+                self.write_text(cx, s, sink)
             }
             other => self.write(cx, other, sink),
         }
+    }
+
+    /// A text written, past its charge as a value: its text cost, and its units of work.
+    #[inline(always)]
+    fn write_text<S: HostValueSink>(&mut self, cx: Cx, text: &str, sink: &mut S) -> IrResult<S::Out> {
+        if self.budgeted {
+            self.charge(cx, None, text_cost(text))?;
+        }
+        self.tally(text.len() as u64 / 64);
+        sink.str(text)
     }
 
     /// The charge of 1 (and its unit of work) each value written makes.
@@ -147,11 +149,11 @@ impl Machine<'_> {
     /// The items of a list written for the host (the list's own charge already made).
     fn write_items<S: HostValueSink>(&mut self, cx: Cx, items: &[Value], sink: &mut S) -> IrResult<S::Out> {
         let mut scalars = true;
-        // An integer item is written in place: it nests nothing, so the stack check its
-        // own call would make is the one this call already made. Its charge of 1 is
-        // counted in `batched` while it would take the fast path (fewer than `room`
-        // pending), and taken from the budget before anything else charges: the same
-        // charges, at the same points, as one at a time.
+        // An integer item is written in place: it nests nothing, so the stack check its own
+        // call would make is the one this call already made. Its charge of 1 is counted in
+        // `batched` while it would take the fast path (fewer than `room` pending), and taken
+        // from the budget before anything else charges: the same charges, at the same points,
+        // as one at a time.
         let mut room = self.fast_room();
         let mut batched = 0u64;
         let written = sink.list_of(items.len(), |sink, at| match &items[at] {
@@ -186,8 +188,7 @@ impl Machine<'_> {
         if !self.stack_ok() {
             return Err(self.stack_error(cx, None));
         }
-        self.charge(cx, None, 1)?;
-        self.tally(1);
+        self.charge_written(cx)?;
         self.write_items(cx, std::slice::from_ref(item), sink)
     }
 
