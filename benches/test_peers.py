@@ -30,6 +30,7 @@ from peers.simpleeval_peer import SimpleEval
 from peers.starlark_peer import Starlark
 from peers.wasm_peer import Wasm
 from programs import spin_tool
+from timing import per_call
 
 NX = "nx-agent"
 NX_EXECUTE = "nx-agent (tool.execute)"
@@ -65,7 +66,7 @@ def peer_cases(workload: str, all_sizes: tuple[int, ...]) -> list[Any]:
 
 @pytest.mark.benchmark(group="find_plans")
 def test_nx_find_plans(benchmark: Any) -> None:
-    result = benchmark(nx.find_plans, LIBRARY, workloads.TEAM_SIZE)
+    result = per_call(benchmark, nx.find_plans, LIBRARY, workloads.TEAM_SIZE)
     assert result.value == workloads.FIND_PLANS_RESULT
     record(benchmark, "find_plans", NX, operations=result.usage["operations"])
 
@@ -86,7 +87,7 @@ def find_plans_tool() -> Any:
 
 @pytest.mark.benchmark(group="find_plans")
 def test_nx_execute_find_plans(benchmark: Any, find_plans_tool: Any) -> None:
-    result = benchmark(find_plans_tool.execute, {"teamSize": workloads.TEAM_SIZE}, call_id="c1")
+    result = per_call(benchmark, find_plans_tool.execute, {"teamSize": workloads.TEAM_SIZE}, call_id="c1")
     assert result["ok"] is True and result["output"] == workloads.FIND_PLANS_RESULT
     record(benchmark, "find_plans", NX_EXECUTE, operations=result["usage"]["operations"])
 
@@ -94,7 +95,7 @@ def test_nx_execute_find_plans(benchmark: Any, find_plans_tool: Any) -> None:
 @pytest.mark.benchmark(group="find_plans")
 @pytest.mark.parametrize("peer", PEERS, ids=lambda peer: type(peer).__name__)
 def test_peer_find_plans(benchmark: Any, peer: Peer) -> None:
-    assert benchmark(peer.find_plans, workloads.TEAM_SIZE) == workloads.FIND_PLANS_RESULT
+    assert per_call(benchmark, peer.find_plans, workloads.TEAM_SIZE) == workloads.FIND_PLANS_RESULT
     record(benchmark, "find_plans", peer.name)
 
 

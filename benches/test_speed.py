@@ -9,13 +9,14 @@ to Python, end to end) and findPlans in µs per call (the bundled example's, and
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from nx_agent import _native, examples, ir
 from peers import nx as nx_peer
 from programs import SQUARES_OPERATIONS, squares_program
+from timing import per_call
 
 BUDGET = ir.Limits(max_operations=10**9)
 
@@ -27,15 +28,6 @@ def record(name: str, benchmark: Any) -> None:
     FIGURES[name] = benchmark.stats.stats.min
 
 
-def warm(benchmark: Any, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """`benchmark(function, ...)` after one call outside the timing.
-
-    A program builds its Python-side caches (interned texts, record templates) on its first
-    call; pytest-benchmark sizes its rounds from the first call it times, so a cold first call
-    would leave a sub-microsecond call timed one call per round, timer overhead included.
-    """
-    function(*args, **kwargs)
-    return benchmark(function, *args, **kwargs)
 
 
 @pytest.mark.benchmark(group="squares 0..10^6")
@@ -85,7 +77,7 @@ def find_plans_python(team_size: int) -> list[dict[str, Any]]:
 @pytest.mark.benchmark(group="findPlans(5) per call")
 def test_nx_find_plans_metered(benchmark: Any) -> None:
     program = examples.link_example()
-    result = warm(benchmark, ir.evaluate_function, program, "findPlans", (5,), limits=BUDGET)
+    result = per_call(benchmark, ir.evaluate_function, program, "findPlans", (5,), limits=BUDGET)
     assert result.value == find_plans_python(5)
     record("findPlans nx", benchmark)
 
@@ -93,13 +85,13 @@ def test_nx_find_plans_metered(benchmark: Any) -> None:
 @pytest.mark.benchmark(group="findPlans(5) per call")
 def test_nx_find_plans_metered_evaluation_only(benchmark: Any) -> None:
     program = examples.link_example()
-    assert warm(benchmark, _native._evaluate_discarding, program, "findPlans", (5,), limits=BUDGET) == {"operations": 56}
+    assert per_call(benchmark, _native._evaluate_discarding, program, "findPlans", (5,), limits=BUDGET) == {"operations": 56}
     record("findPlans evaluation", benchmark)
 
 
 @pytest.mark.benchmark(group="findPlans(5) per call")
 def test_python_find_plans_baseline(benchmark: Any) -> None:
-    assert len(warm(benchmark, find_plans_python, 5)) == 2
+    assert len(per_call(benchmark, find_plans_python, 5)) == 2
     record("findPlans python", benchmark)
 
 
@@ -115,7 +107,7 @@ def library_find_plans_python(team_size: int) -> list[dict[str, Any]]:
 def test_nx_library_find_plans_metered(benchmark: Any) -> None:
     # A function computed from its arguments only, called by name as a host's tool call is.
     program = nx_peer.agent_library_program()
-    result = warm(benchmark, ir.call_function, program, FIND_PLANS, {"teamSize": 5}, limits=BUDGET)
+    result = per_call(benchmark, ir.call_function, program, FIND_PLANS, {"teamSize": 5}, limits=BUDGET)
     assert result.value == library_find_plans_python(5)
     record("library findPlans nx", benchmark)
 
@@ -124,14 +116,14 @@ def test_nx_library_find_plans_metered(benchmark: Any) -> None:
 def test_nx_library_find_plans_by_position(benchmark: Any) -> None:
     # The same function as an entrypoint, its argument by position (`evaluate_function`).
     program = nx_peer.agent_library_program()
-    result = warm(benchmark, ir.evaluate_function, program, "findPlans", (5,), limits=BUDGET)
+    result = per_call(benchmark, ir.evaluate_function, program, "findPlans", (5,), limits=BUDGET)
     assert result.value == library_find_plans_python(5)
     record("library findPlans by position", benchmark)
 
 
 @pytest.mark.benchmark(group="agent-library findPlans(teamSize=5) per call")
 def test_python_library_find_plans_baseline(benchmark: Any) -> None:
-    assert warm(benchmark, library_find_plans_python, 5)[0]["seats"] == 5
+    assert per_call(benchmark, library_find_plans_python, 5)[0]["seats"] == 5
     record("library findPlans python", benchmark)
 
 
