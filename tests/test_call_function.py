@@ -248,3 +248,13 @@ def test_a_record_of_a_missing_function_fails_after_one_that_resolved(many: ir.P
     with pytest.raises(ir.NxIrError) as raised:
         ir.call_function(many, function("third"), {"x": 1})
     assert raised.value.code == "nx-ir-function-value"
+
+
+def test_each_entrypoint_name_calls_its_own_entrypoint(many: ir.Program) -> None:
+    # Names in turn, a name equal to an earlier one but made anew, then one naming nothing.
+    for name, expected in [("first", 11), ("second", 12), ("first", 11), ("".join(["sec", "ond"]), 12)]:
+        assert ir.evaluate_function(many, name, [10]).value == expected, name
+    with pytest.raises(ir.NxIrError) as raised:
+        ir.evaluate_function(many, "third", [10])
+    assert raised.value.code == "nx-ir-missing-entrypoint"
+    assert ir.evaluate_function(many, "second", [10]).value == 12

@@ -422,6 +422,8 @@ fn call_limits(
 /// resolved at once from a plain `Function` record.
 enum Target<'a> {
     Entrypoint(&'a str),
+    /// An entrypoint found before.
+    Entry(eval::Entrypoint),
     Function(&'a HostValue),
     Handle(eval::FunctionHandle),
 }
@@ -552,7 +554,12 @@ fn run_call(
         (Target::Entrypoint(name), Args::Positional(values)) => with_positional(values, |items| {
             eval::evaluate_function_hooked(compiled, name, items, limits, &mut sink, &mut usage, host)
         }),
-        (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
+        (Target::Entry(entrypoint), Args::Positional(values)) => with_positional(values, |items| {
+            eval::evaluate_entrypoint_hooked(compiled, entrypoint, items, limits, &mut sink, &mut usage, host)
+        }),
+        (Target::Entrypoint(_) | Target::Entry(_), Args::Named(_)) => {
+            Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments."))
+        }
         (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
             let args = CallArguments::Positional(items);
             eval::call_function_hooked(compiled, &function, args, limits, &mut sink, &mut usage, host)
@@ -628,7 +635,7 @@ pub fn evaluate_function(
     )
     .or_raise(py)?;
     // A name that is not valid Unicode (lone surrogates) names no entrypoint.
-    let Ok(name) = name.to_str() else {
+    let Ok(text) = name.to_str() else {
         let message = format!("Function entrypoint '{}' was not found.", name.to_string_lossy());
         return Err(to_py_err(py, &IrError::new(codes::MISSING_ENTRYPOINT, message)));
     };
@@ -649,7 +656,9 @@ pub fn evaluate_function(
         }
     }
     let compiled = program.compiled(py)?;
-    run_call(py, program, &compiled, Target::Entrypoint(name), &Args::Positional(&values), Some(reader.size), &limits)
+    // A name that names no entrypoint fails as the runtime fails it (after the input check).
+    let target = program.entrypoint(&compiled, &name, text).map_or(Target::Entrypoint(text), Target::Entry);
+    run_call(py, program, &compiled, target, &Args::Positional(&values), Some(reader.size), &limits)
 }
 
 /// The function of a plain `Function` record (an exact dict of `$type` "Function", a string

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use nx_ir_core::error::{codes, IrError};
 use nx_ir_core::image::PreparedModule as CoreModule;
-use nx_ir_core::eval::{CompiledProgram, FunctionHandle};
+use nx_ir_core::eval::{CompiledProgram, Entrypoint, FunctionHandle};
 use nx_ir_core::link::{LinkOptions, Program as CoreProgram};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
@@ -25,14 +25,46 @@ pub struct Program {
     compiled: OnceLock<Result<Compiled, IrError>>,
     /// Python strings for the compiled program's names and literals, made on the first call.
     texts: PyOnceLock<TextCache>,
-    /// The function of the last plain `Function` record called, by its module and name strings
-    /// (held here, so a string with the same address is the very same, unchanging, string).
-    last_function: Mutex<Option<(Py<PyString>, Py<PyString>, FunctionHandle)>>,
+    /// The function of the last plain `Function` record called, by its module and name strings.
+    last_function: LastResolved<2, FunctionHandle>,
+    /// The last entrypoint called, by its name string.
+    last_entrypoint: LastResolved<1, Entrypoint>,
+}
+
+/// What the last strings given resolved to, kept by the strings' identity: they are held here,
+/// so a string at the same address is the very same (unchanging) string.
+struct LastResolved<const N: usize, V> {
+    last: Mutex<Option<([Py<PyString>; N], V)>>,
+}
+
+impl<const N: usize, V: Copy> LastResolved<N, V> {
+    fn new() -> Self {
+        LastResolved { last: Mutex::new(None) }
+    }
+
+    /// The value kept for `keys`, or `resolve`'s, kept in its place when there is one. A call
+    /// that finds the cache in use (another thread's) resolves on its own.
+    fn get_or(&self, keys: [&Bound<'_, PyString>; N], resolve: impl FnOnce() -> Option<V>) -> Option<V> {
+        let mut last = self.last.try_lock().ok();
+        if let Some(Some((held, value))) = last.as_deref() {
+            if held.iter().zip(keys).all(|(held, key)| held.as_ptr() == key.as_ptr()) {
+                return Some(*value);
+            }
+        }
+        let value = resolve()?;
+        if let Some(last) = last.as_deref_mut() {
+            *last = Some((keys.map(|key| key.clone().unbind()), value));
+        }
+        Some(value)
+    }
 }
 
 impl Program {
     fn new(inner: CoreProgram) -> Self {
-        Program { inner: Arc::new(inner), compiled: OnceLock::new(), texts: PyOnceLock::new(), last_function: Mutex::new(None) }
+        Program { inner: Arc::new(inner), compiled: OnceLock::new(), texts: PyOnceLock::new(),
+            last_function: LastResolved::new(),
+            last_entrypoint: LastResolved::new(),
+        }
     }
 
     /// The compiled form: compiled on the first call (with the GIL released), then shared.
@@ -52,18 +84,16 @@ impl Program {
         module: &Bound<'_, PyString>,
         name: &Bound<'_, PyString>,
     ) -> Option<FunctionHandle> {
-        // A call that finds the cache in use (another thread's) resolves on its own.
-        let mut last = self.last_function.try_lock().ok();
-        if let Some(Some((m, n, handle))) = last.as_deref() {
-            if m.as_ptr() == module.as_ptr() && n.as_ptr() == name.as_ptr() {
-                return Some(*handle);
-            }
-        }
-        let handle = compiled.function_handle(module.to_str().ok()?, name.to_str().ok()?).ok()?;
-        if let Some(last) = last.as_deref_mut() {
-            *last = Some((module.clone().unbind(), name.clone().unbind(), handle));
-        }
-        Some(handle)
+        self.last_function.get_or([module, name], || {
+            compiled.function_handle(module.to_str().ok()?, name.to_str().ok()?).ok()
+        })
+    }
+
+    /// The function entrypoint named by the string `name` (of text `text`), found in `compiled`
+    /// (this program's compiled form), or by the last call that gave this very string; `None`
+    /// when there is none of that name.
+    pub fn entrypoint(&self, compiled: &Compiled, name: &Bound<'_, PyString>, text: &str) -> Option<Entrypoint> {
+        self.last_entrypoint.get_or([name], || compiled.entrypoint(text).ok())
     }
 
     /// The Python strings of `compiled` (this program's compiled form).

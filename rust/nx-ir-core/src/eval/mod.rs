@@ -133,7 +133,32 @@ impl FunctionHandle {
     }
 }
 
+/// A function entrypoint of the program's entry module, found once by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entrypoint {
+    decl: u32,
+}
+
+impl Entrypoint {
+    fn function(self) -> FunctionRef {
+        FunctionRef { module: 0, decl: self.decl }
+    }
+}
+
 impl CompiledProgram {
+    /// The function entrypoint `name` of the entry module; `nx-ir-missing-entrypoint` when it
+    /// has none of that name (`nx-ir-unlinked` for a program of no modules).
+    pub fn entrypoint(&self, name: &str) -> IrResult<Entrypoint> {
+        let entry = self.modules.first().ok_or_else(|| IrError::new(codes::UNLINKED, "The program has no modules."))?;
+        entry
+            .function_entrypoints
+            .iter()
+            .copied()
+            .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
+            .map(|decl| Entrypoint { decl })
+            .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))
+    }
+
     /// Resolves the function `name` of the module `module`; `nx-ir-function-value` when the
     /// program links no such module or the module declares no such function.
     pub fn function_handle(&self, module: &str, name: &str) -> IrResult<FunctionHandle> {
@@ -191,6 +216,41 @@ where
     S: HostValueSource<Child = S>,
     K: HostValueSink,
 {
+    begin_positional(limits, usage, args, host)?;
+    let entrypoint = program.entrypoint(name)?;
+    with_machine(program, limits, usage, host, |machine| {
+        call_with(machine, entrypoint.function(), CallArguments::Positional(args), sink)
+    })
+}
+
+/// [`evaluate_function_hooked`] of an entrypoint found before ([`CompiledProgram::entrypoint`]):
+/// the same call, without finding it by name again.
+pub fn evaluate_entrypoint_hooked<S, K>(
+    program: &CompiledProgram,
+    entrypoint: Entrypoint,
+    args: &[Option<S>],
+    limits: &Limits,
+    sink: &mut K,
+    usage: &mut Usage,
+    host: HostCall<'_>,
+) -> IrResult<K::Out>
+where
+    S: HostValueSource<Child = S>,
+    K: HostValueSink,
+{
+    begin_positional(limits, usage, args, host)?;
+    with_machine(program, limits, usage, host, |machine| {
+        call_with(machine, entrypoint.function(), CallArguments::Positional(args), sink)
+    })
+}
+
+/// [`begin`] of an entrypoint's call: its input is the list of its arguments (ir-format §6.2).
+fn begin_positional<S: HostValueSource<Child = S>>(
+    limits: &Limits,
+    usage: &mut Usage,
+    args: &[Option<S>],
+    host: HostCall<'_>,
+) -> IrResult<()> {
     begin(limits, usage, |meter| {
         measure_args(meter, host.args_size, |meter| {
             for arg in args {
@@ -204,16 +264,6 @@ where
             }
             Ok(())
         })
-    })?;
-    let entry = program.modules.first().ok_or_else(|| IrError::new(codes::UNLINKED, "The program has no modules."))?;
-    let decl = entry
-        .function_entrypoints
-        .iter()
-        .copied()
-        .find(|d| entry.decls.get(*d as usize).is_some_and(|decl| &*decl.name == name))
-        .ok_or_else(|| IrError::new(codes::MISSING_ENTRYPOINT, format!("Function entrypoint '{name}' was not found.")))?;
-    with_machine(program, limits, usage, host, |machine| {
-        call_with(machine, FunctionRef { module: 0, decl }, CallArguments::Positional(args), sink)
     })
 }
 
