@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun, Usage,
+    self, CallArguments, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun,
+    Usage,
     MAX_VALUE_NESTING,
 };
 use pyo3::ffi;
@@ -421,9 +422,8 @@ fn call_limits(
 /// What a call runs: a function entrypoint by name, a function value, or a function value
 /// resolved at once from a plain `Function` record.
 enum Target<'a> {
-    Entrypoint(&'a str),
-    /// An entrypoint found before.
-    Entry(eval::Entrypoint),
+    /// By name, or found before.
+    Entrypoint(eval::EntrypointRef<'a>),
     Function(&'a HostValue),
     Handle(eval::FunctionHandle),
 }
@@ -554,12 +554,7 @@ fn run_call(
         (Target::Entrypoint(name), Args::Positional(values)) => with_positional(values, |items| {
             eval::evaluate_function_hooked(compiled, name, items, limits, &mut sink, &mut usage, host)
         }),
-        (Target::Entry(entrypoint), Args::Positional(values)) => with_positional(values, |items| {
-            eval::evaluate_entrypoint_hooked(compiled, entrypoint, items, limits, &mut sink, &mut usage, host)
-        }),
-        (Target::Entrypoint(_) | Target::Entry(_), Args::Named(_)) => {
-            Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments."))
-        }
+        (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
         (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
             let args = CallArguments::Positional(items);
             eval::call_function_hooked(compiled, &function, args, limits, &mut sink, &mut usage, host)
@@ -657,7 +652,8 @@ pub fn evaluate_function(
     }
     let compiled = program.compiled(py)?;
     // A name that names no entrypoint fails as the runtime fails it (after the input check).
-    let target = program.entrypoint(&compiled, &name, text).map_or(Target::Entrypoint(text), Target::Entry);
+    let entrypoint = program.entrypoint(&compiled, &name, text).map_or(EntrypointRef::Name(text), EntrypointRef::Found);
+    let target = Target::Entrypoint(entrypoint);
     run_call(py, program, &compiled, target, &Args::Positional(&values), Some(reader.size), &limits)
 }
 

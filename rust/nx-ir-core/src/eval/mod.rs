@@ -145,6 +145,25 @@ impl Entrypoint {
     }
 }
 
+/// The entrypoint a call names: by its name, or found before.
+#[derive(Debug, Clone, Copy)]
+pub enum EntrypointRef<'a> {
+    Name(&'a str),
+    Found(Entrypoint),
+}
+
+impl<'a> From<&'a str> for EntrypointRef<'a> {
+    fn from(name: &'a str) -> Self {
+        EntrypointRef::Name(name)
+    }
+}
+
+impl From<Entrypoint> for EntrypointRef<'_> {
+    fn from(entrypoint: Entrypoint) -> Self {
+        EntrypointRef::Found(entrypoint)
+    }
+}
+
 impl CompiledProgram {
     /// The function entrypoint `name` of the entry module; `nx-ir-missing-entrypoint` when it
     /// has none of that name (`nx-ir-unlinked` for a program of no modules).
@@ -202,10 +221,11 @@ fn measure_call_args<S: HostValueSource<Child = S>>(
     })
 }
 
-/// [`evaluate_function_with`] with what a binding adds ([`HostCall`]).
-pub fn evaluate_function_hooked<S, K>(
+/// [`evaluate_function_with`] with what a binding adds ([`HostCall`]); the entrypoint by name,
+/// or found before ([`CompiledProgram::entrypoint`]).
+pub fn evaluate_function_hooked<'n, S, K>(
     program: &CompiledProgram,
-    name: &str,
+    entrypoint: impl Into<EntrypointRef<'n>>,
     args: &[Option<S>],
     limits: &Limits,
     sink: &mut K,
@@ -217,28 +237,10 @@ where
     K: HostValueSink,
 {
     begin_positional(limits, usage, args, host)?;
-    let entrypoint = program.entrypoint(name)?;
-    with_machine(program, limits, usage, host, |machine| {
-        call_with(machine, entrypoint.function(), CallArguments::Positional(args), sink)
-    })
-}
-
-/// [`evaluate_function_hooked`] of an entrypoint found before ([`CompiledProgram::entrypoint`]):
-/// the same call, without finding it by name again.
-pub fn evaluate_entrypoint_hooked<S, K>(
-    program: &CompiledProgram,
-    entrypoint: Entrypoint,
-    args: &[Option<S>],
-    limits: &Limits,
-    sink: &mut K,
-    usage: &mut Usage,
-    host: HostCall<'_>,
-) -> IrResult<K::Out>
-where
-    S: HostValueSource<Child = S>,
-    K: HostValueSink,
-{
-    begin_positional(limits, usage, args, host)?;
+    let entrypoint = match entrypoint.into() {
+        EntrypointRef::Name(name) => program.entrypoint(name)?,
+        EntrypointRef::Found(entrypoint) => entrypoint,
+    };
     with_machine(program, limits, usage, host, |machine| {
         call_with(machine, entrypoint.function(), CallArguments::Positional(args), sink)
     })
