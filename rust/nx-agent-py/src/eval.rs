@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun,
+    self, CallArguments, Callee, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun,
     Usage,
     MAX_VALUE_NESTING,
 };
@@ -419,13 +419,11 @@ fn call_limits(
     }
 }
 
-/// What a call runs: a function entrypoint by name, a function value, or a function value
-/// resolved at once from a plain `Function` record.
+/// What a call runs: a function entrypoint (by name, or found before), or a function value
+/// (its record as read, or resolved at once from a plain `Function` record).
 enum Target<'a> {
-    /// By name, or found before.
-    Entrypoint(eval::EntrypointRef<'a>),
-    Function(&'a HostValue),
-    Handle(eval::FunctionHandle),
+    Entrypoint(EntrypointRef<'a>),
+    Function(Callee<'a, &'a HostValue>),
 }
 
 /// The arguments of a call, converted from Python.
@@ -557,19 +555,11 @@ fn run_call(
         (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
         (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
             let args = CallArguments::Positional(items);
-            eval::call_function_hooked(compiled, &function, args, limits, &mut sink, &mut usage, host)
+            eval::call_function_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
         }),
         (Target::Function(function), Args::Named(named)) => with_named(named, |pairs| {
             let args = CallArguments::Named(pairs);
-            eval::call_function_hooked(compiled, &function, args, limits, &mut sink, &mut usage, host)
-        }),
-        (Target::Handle(function), Args::Positional(values)) => with_positional(values, |items| {
-            let args = CallArguments::Positional(items);
-            eval::call_handle_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
-        }),
-        (Target::Handle(function), Args::Named(named)) => with_named(named, |pairs| {
-            let args = CallArguments::Named(pairs);
-            eval::call_handle_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
+            eval::call_function_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
         }),
     };
     gil.reacquire();
@@ -802,10 +792,11 @@ pub fn call_function(
     };
     let args_size = Some(reader.size);
     if let Some(handle) = handle {
-        return run_call(py, program, &compiled, Target::Handle(handle), &args, args_size, &limits);
+        return run_call(py, program, &compiled, Target::Function(Callee::Handle(handle)), &args, args_size, &limits);
     }
     let function = read_value(&function, || "function".into()).or_raise(py)?;
-    run_call(py, program, &compiled, Target::Function(&function), &args, args_size, &limits)
+    let function = &function;
+    run_call(py, program, &compiled, Target::Function(Callee::Record(&function)), &args, args_size, &limits)
 }
 
 /// Benchmarks only: evaluates the entrypoint `name` as `evaluate_function` does, charging the

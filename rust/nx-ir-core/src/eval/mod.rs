@@ -287,10 +287,40 @@ where
     call_function_hooked(program, function, args, limits, sink, usage, HostCall::default())
 }
 
-/// [`call_function_with`] with what a binding adds ([`HostCall`]).
-pub fn call_function_hooked<S, K>(
+/// The function a call names: a `Function` record as a host passes it, or one resolved before
+/// ([`CompiledProgram::function_handle`]).
+#[derive(Debug)]
+pub enum Callee<'a, S> {
+    Record(&'a S),
+    Handle(FunctionHandle),
+}
+
+impl<S> Clone for Callee<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Callee<'_, S> {}
+
+impl<'a, S> From<&'a S> for Callee<'a, S> {
+    fn from(record: &'a S) -> Self {
+        Callee::Record(record)
+    }
+}
+
+impl<S> From<FunctionHandle> for Callee<'_, S> {
+    fn from(handle: FunctionHandle) -> Self {
+        Callee::Handle(handle)
+    }
+}
+
+/// [`call_function_with`] with what a binding adds ([`HostCall`]). A function resolved before
+/// is called as its record is: the same input size (the record's size included), call and
+/// result, with no record to read.
+pub fn call_function_hooked<'a, S, K>(
     program: &CompiledProgram,
-    function: &S,
+    function: impl Into<Callee<'a, S>>,
     args: CallArguments<'_, S>,
     limits: &Limits,
     sink: &mut K,
@@ -298,47 +328,33 @@ pub fn call_function_hooked<S, K>(
     host: HostCall<'_>,
 ) -> IrResult<K::Out>
 where
-    S: HostValueSource<Child = S>,
+    S: HostValueSource<Child = S> + 'a,
     K: HostValueSink,
 {
+    let callee = function.into();
     begin(limits, usage, |meter| {
-        meter.value(function)?;
+        match callee {
+            Callee::Record(record) => meter.value(record)?,
+            Callee::Handle(handle) => meter.total = handle.record_size,
+        }
         measure_call_args(meter, host.args_size, &args)
     })?;
     with_machine(program, limits, usage, host, |machine| {
-        let record = machine.read_host(function, 0)?;
-        let Some((module, name)) = function_record(&record) else {
-            return Err(IrError::new(
-                codes::FUNCTION_VALUE,
-                "call_function expects a Function record: { $type: \"Function\", module, name }.",
-            ));
+        let function = match callee {
+            Callee::Handle(handle) => handle.function,
+            Callee::Record(record) => {
+                let record = machine.read_host(record, 0)?;
+                let Some((module, name)) = function_record(&record) else {
+                    return Err(IrError::new(
+                        codes::FUNCTION_VALUE,
+                        "call_function expects a Function record: { $type: \"Function\", module, name }.",
+                    ));
+                };
+                machine.resolve_function(&module, &name, &"call_function")?
+            }
         };
-        let function = machine.resolve_function(&module, &name, &"call_function")?;
         call_with(machine, function, args, sink)
     })
-}
-
-/// [`call_function_hooked`] for a function resolved once ([`CompiledProgram::function_handle`]):
-/// the same call, input size (the `Function` record's size included) and result, with no
-/// record to read.
-pub fn call_handle_hooked<S, K>(
-    program: &CompiledProgram,
-    function: FunctionHandle,
-    args: CallArguments<'_, S>,
-    limits: &Limits,
-    sink: &mut K,
-    usage: &mut Usage,
-    host: HostCall<'_>,
-) -> IrResult<K::Out>
-where
-    S: HostValueSource<Child = S>,
-    K: HostValueSink,
-{
-    begin(limits, usage, |meter| {
-        meter.total = function.record_size;
-        measure_call_args(meter, host.args_size, &args)
-    })?;
-    with_machine(program, limits, usage, host, |machine| call_with(machine, function.function, args, sink))
 }
 
 /// Reads the arguments of a call of `function` and runs it.

@@ -484,7 +484,7 @@ fn a_function_handle_calls_as_its_record_does() {
     let positional = [Some(&one), Some(&two)];
     let call = |args: CallArguments<'_, &HostValue>, limits: &Limits, host: HostCall<'_>| {
         let mut usage = Usage::default();
-        let value = call_handle_hooked(&program, handle, args, limits, &mut HostValueBuilder, &mut usage, host);
+        let value = call_function_hooked(&program, handle, args, limits, &mut HostValueBuilder, &mut usage, host);
         (value, usage)
     };
     for limit in [None, Some(6)] {
