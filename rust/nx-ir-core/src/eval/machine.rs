@@ -480,7 +480,7 @@ impl<'p> Machine<'p> {
                     let value = self.eval(cx, frame, *node)?;
                     set_field(&mut fields, Arc::clone(name), value);
                 }
-                with_places(self.param_count(function), |values| {
+                with_places(self.params(function).len(), |values| {
                     self.by_name(function, &fields, values);
                     self.invoke(function, values, cx.depth + 1, false)
                 })
@@ -1170,21 +1170,21 @@ impl<'p> Machine<'p> {
     }
 
     /// The parameters `function` declares (none when it is not a function).
-    pub fn param_count(&self, function: FunctionRef) -> usize {
-        match &self.prog.decl(function.module, function.decl).kind {
-            CDeclKind::Function { params, .. } => params.len(),
-            _ => 0,
+    pub fn params(&self, function: FunctionRef) -> &'p [CField] {
+        let prog: &'p CompiledProgram = self.prog;
+        match &prog.decl(function.module, function.decl).kind {
+            CDeclKind::Function { params, .. } => params,
+            _ => &[],
         }
     }
 
     /// Maps named arguments onto the callee's declared parameters, one place each in `places`
-    /// ([`Machine::param_count`] of them); extra names are dropped.
+    /// (as many as [`Machine::params`]); extra names are dropped.
     pub fn by_name(&mut self, function: FunctionRef, fields: &[(Name, Value)], places: &mut [Option<Value>]) {
-        if let CDeclKind::Function { params, .. } = &self.prog.decl(function.module, function.decl).kind {
-            self.tally(params.len() as u64 * (fields.len() as u64 + 1));
-            for (place, param) in places.iter_mut().zip(params.iter()) {
-                *place = fields.iter().find(|(k, _)| Arc::ptr_eq(k, &param.name)).map(|(_, v)| v.clone());
-            }
+        let params = self.params(function);
+        self.tally(params.len() as u64 * (fields.len() as u64 + 1));
+        for (place, param) in places.iter_mut().zip(params) {
+            *place = fields.iter().find(|(k, _)| Arc::ptr_eq(k, &param.name)).map(|(_, v)| v.clone());
         }
     }
 
@@ -1209,7 +1209,7 @@ impl<'p> Machine<'p> {
             Some(ty) => {
                 let cx = Cx { module: function.module, decl: function.decl, depth };
                 let name = &self.prog.decl(function.module, function.decl).name;
-                self.normalize(cx, ty, value, &Path::Named("return value for '", name, "'"))
+                self.normalize(cx, ty, value, &Path::result(name))
             }
             None => Ok(value),
         }
@@ -1403,7 +1403,8 @@ impl<'p> Machine<'p> {
         };
         if update_target.is_none() && content.is_empty() && prog.shortcuts {
             if let Some(places) = every_field_written(props, fields) {
-                return self.construct_whole(cx, frame, (module, decl), fields, props, &places, name);
+                let record = (module, decl, &declaration.name);
+                return self.construct_whole(cx, frame, record, fields, props, &places, name);
             }
         }
         let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
@@ -1419,16 +1420,17 @@ impl<'p> Machine<'p> {
         Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(&declaration.name), fields_out?, module, decl))))
     }
 
-    /// A construction that writes every field of its record once, none of which has a
-    /// default (`places`: each property's field): the general path's charges and checks, in its
-    /// order (each property evaluated as written, then each field checked in declaration
-    /// order), with each value put in its field's place as it is evaluated.
+    /// A construction that writes every field of its record (`record`: module, declaration and
+    /// name) once, none of which has a default (`places`: each property's field): the general
+    /// path's charges and checks, in its order (each property evaluated as written, then each
+    /// field checked in declaration order), with each value put in its field's place as it is
+    /// evaluated.
     #[allow(clippy::too_many_arguments)]
     fn construct_whole(
         &mut self,
         cx: Cx,
         frame: &mut Frame,
-        (module, decl): (u32, u32),
+        (module, decl, type_name): (u32, u32, &Name),
         fields: &[CField],
         props: &[(Name, u32)],
         places: &[u8; WHOLE_FIELDS],
@@ -1447,20 +1449,18 @@ impl<'p> Machine<'p> {
         for ((_, slot), field) in out.iter_mut().zip(fields) {
             let value = std::mem::replace(slot, Value::Bool(false));
             let value = self.normalize(rcx, field.ty, value, &Path::Field(&root, &field.name))?;
-            emptied |= value.is_empty() && self.admits_empty(module, field.ty);
+            emptied |= !self.stored(module, field.ty, &value);
             *slot = value;
         }
         if emptied {
-            // A field left empty where its type allows that is not stored.
             let mut at = 0;
             out.retain(|(_, value)| {
-                let kept = !(value.is_empty() && self.admits_empty(module, fields[at].ty));
+                let kept = self.stored(module, fields[at].ty, value);
                 at += 1;
                 kept
             });
         }
-        let type_name = Arc::clone(&self.prog.decl(module, decl).name);
-        Ok(Value::Record(Rc::new(Record::normalized(type_name, out, module, decl))))
+        Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(type_name), out, module, decl))))
     }
 
     #[allow(clippy::too_many_arguments)]

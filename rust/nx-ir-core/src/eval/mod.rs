@@ -365,11 +365,7 @@ where
 {
     match args {
         CallArguments::Named(named) => {
-            let prog = machine.prog;
-            let params: &[compiled::CField] = match &prog.decl(function.module, function.decl).kind {
-                CDeclKind::Function { params, .. } => params,
-                _ => &[],
-            };
+            let params = machine.params(function);
             with_places(params.len(), |values| {
                 // Each name's value read in order (a name that is no parameter is read and
                 // dropped), then put in its parameter's place: the first value of a name wins.
@@ -433,7 +429,7 @@ fn run<K: HostValueSink>(
     let prog = machine.prog;
     let declaration = prog.decl(function.module, function.decl);
     let (value, one_item) = match result {
-        Some(ty) => machine.normalize_result(cx, ty, value, &Path::Named("return value for '", &declaration.name, "'"))?,
+        Some(ty) => machine.normalize_result(cx, ty, value, &Path::result(&declaration.name))?,
         None => (value, false),
     };
     machine.stop_long_run();

@@ -24,6 +24,13 @@ pub(crate) enum Path<'a> {
     Index(&'a Path<'a>, usize),
 }
 
+impl<'a> Path<'a> {
+    /// The path of function `name`'s result.
+    pub fn result(name: &'a str) -> Path<'a> {
+        Path::Named("return value for '", name, "'")
+    }
+}
+
 impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut segments = Vec::new();
@@ -69,6 +76,12 @@ impl<'p> Machine<'p> {
 
     pub fn admits_empty(&self, module: u32, ty: u32) -> bool {
         matches!(self.ty(module, ty), Some(CType::Seq { may_be_empty: true, .. }))
+    }
+
+    /// Whether a record keeps a field of type `ty` holding `value`: a field left empty where its
+    /// type allows that is not stored.
+    pub fn stored(&self, module: u32, ty: u32, value: &Value) -> bool {
+        !(value.is_empty() && self.admits_empty(module, ty))
     }
 
     pub fn admits_many(&self, module: u32, ty: u32) -> bool {
@@ -489,7 +502,7 @@ impl<'p> Machine<'p> {
                     ))
                 }
             };
-            let kept = !(value.is_empty() && self.admits_empty(cx.module, field.ty));
+            let kept = self.stored(cx.module, field.ty, &value);
             if !binds {
                 if kept {
                     out.push((Arc::clone(&field.name), value));
