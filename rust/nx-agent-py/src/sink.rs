@@ -307,9 +307,9 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
         let list = unsafe { Bound::from_owned_ptr(py, list) };
         for at in 0..len {
             let value = item(self, at)?;
-            // SAFETY: `at` is within the list's length, its slot is empty, and PyList_SetItem
-            // takes the reference `into_ptr` gives up (it cannot fail for an index in range).
-            unsafe { ffi::PyList_SetItem(list.as_ptr(), at as ffi::Py_ssize_t, value.into_ptr()) };
+            // SAFETY: `at` is within the new list's length and its slot is still NULL, so
+            // nothing is overwritten; PyList_SET_ITEM takes the reference `into_ptr` gives up.
+            unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), at as ffi::Py_ssize_t, value.into_ptr()) };
         }
         Ok(list.into_any())
     }
