@@ -12,7 +12,7 @@ use crate::error::IrResult;
 use crate::model::{self, kinds, Constant, Decl, Node, Type};
 
 use super::source::ProgramSource;
-use super::value::Name;
+use super::value::{Name, Text};
 
 /// A resolved reference: (program module, declaration index), or the resolution failure.
 #[derive(Debug, Clone)]
@@ -57,7 +57,7 @@ pub(crate) enum Intrinsic {
 #[derive(Debug)]
 pub(crate) enum CNode {
     Bool(bool),
-    Str(Arc<str>),
+    Str(Text),
     Int(i64),
     Float(f64),
     /// A literal that cannot be represented (a bigint outside i64).
@@ -574,7 +574,7 @@ impl ModuleCompiler<'_> {
         let module = self.module;
         match node {
             Node::Bool { value } => CNode::Bool(*value != 0),
-            Node::String { value } => CNode::Str(self.s(*value)),
+            Node::String { value } => CNode::Str(Text::new(&self.s(*value))),
             Node::Number { constant } => match module.constants.get(*constant as usize) {
                 Some(Constant::Int(i)) => CNode::Int(*i),
                 Some(Constant::Float(f)) => CNode::Float(*f),

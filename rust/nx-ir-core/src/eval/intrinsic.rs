@@ -8,7 +8,7 @@ use crate::error::{codes, IrResult};
 
 use super::compiled::Intrinsic;
 use super::machine::{Cx, Frame, Machine};
-use super::value::{set_field, Name, Record, Value};
+use super::value::{set_field, Name, Record, Text, Value};
 
 impl Machine<'_> {
     pub(crate) fn eval_intrinsic(
@@ -132,12 +132,12 @@ impl Machine<'_> {
                 let mut out = Vec::with_capacity(update.fields.len());
                 for name in &declared {
                     if update.get_name(name).is_some() {
-                        out.push(Value::Str(Arc::clone(name)));
+                        out.push(Value::Str(Text::new(name)));
                     }
                 }
                 for (k, _) in &update.fields {
                     if !declared.iter().any(|d| d == k) {
-                        out.push(Value::Str(Arc::clone(k)));
+                        out.push(Value::Str(Text::new(k)));
                     }
                 }
                 Ok(Value::seq(out))

@@ -12,7 +12,7 @@ use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, 
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
 use super::text::{float32_text, float64_text};
-use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Value};
+use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
 
 /// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
 /// call depth.
@@ -307,7 +307,7 @@ impl<'p> Machine<'p> {
                     _ => {}
                 },
                 CNode::Int(i) => return Ok(Value::Int(*i)),
-                CNode::Str(s) => return Ok(Value::Str(Arc::clone(s))),
+                CNode::Str(s) => return Ok(Value::Str(s.clone())),
                 _ => {}
             }
         }
@@ -393,7 +393,7 @@ impl<'p> Machine<'p> {
             CNode::Bool(b) => Ok(Value::Bool(*b)),
             CNode::Int(i) => Ok(Value::Int(*i)),
             CNode::Float(f) => Ok(Value::Float(*f)),
-            CNode::Str(s) => Ok(Value::Str(Arc::clone(s))),
+            CNode::Str(s) => Ok(Value::Str(s.clone())),
             CNode::BadLiteral(message) => self.fail(cx, index, codes::MALFORMED, message.to_string()),
             CNode::Slot { slot, name } => match frame.get(*slot as usize) {
                 Some(Some(value)) => Ok(value.clone()),
@@ -770,10 +770,7 @@ impl<'p> Machine<'p> {
                     self.charge(cx, Some(index), cost)?;
                 }
                 self.tally(1 + (l.len() + r.len()) as u64 / 64);
-                let mut text = String::with_capacity(l.len() + r.len());
-                text.push_str(l);
-                text.push_str(r);
-                return Ok(Value::Str(Arc::from(text)));
+                return Ok(Value::Str(Text::concat(l, r)));
             }
             _ => {}
         }
@@ -898,7 +895,7 @@ impl<'p> Machine<'p> {
                 );
             }
         };
-        Ok(Value::Str(Arc::from(text)))
+        Ok(Value::Str(Text::new(&text)))
     }
 
     // ---- members ----------------------------------------------------------------------------

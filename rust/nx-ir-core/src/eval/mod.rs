@@ -350,7 +350,7 @@ where
                         "call_function expects a Function record: { $type: \"Function\", module, name }.",
                     ));
                 };
-                machine.resolve_function(&module, &name, &"call_function")?
+                machine.resolve_function(module, name, &"call_function")?
             }
         };
         call_with(machine, function, args, sink)

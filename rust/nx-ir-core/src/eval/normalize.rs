@@ -174,7 +174,7 @@ impl<'p> Machine<'p> {
                 Value::Function(_) => Ok(value),
                 other => match function_record(other) {
                     Some((module, name)) => {
-                        let function = self.resolve_function(&module, &name, path)?;
+                        let function = self.resolve_function(module, name, path)?;
                         Ok(Value::Function(function))
                     }
                     None => Err(self.located(cx, boundary(format!("Expected {path} to be a function value.")))),
@@ -593,13 +593,13 @@ impl FieldInput<'_> {
 }
 
 /// `{ "$type": "Function", module, name }` from a host.
-pub(crate) fn function_record(value: &Value) -> Option<(Arc<str>, Arc<str>)> {
+pub(crate) fn function_record(value: &Value) -> Option<(&str, &str)> {
     let record = value.as_record()?;
     if record.type_name() != Some("Function") {
         return None;
     }
     match (record.get("module"), record.get("name")) {
-        (Some(Value::Str(module)), Some(Value::Str(name))) => Some((Arc::clone(module), Arc::clone(name))),
+        (Some(Value::Str(module)), Some(Value::Str(name))) => Some((module, name)),
         _ => None,
     }
 }

@@ -1,14 +1,13 @@
 //! Canonical output (ir-format §5, charge 6 of §6.1) and reading host values into runtime values.
 
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::error::IrResult;
 
 use super::cost::{limit_error, MAX_VALUE_NESTING};
 use super::host::{HostRead, HostValueSink, HostValueSource};
 use super::machine::{Cx, Machine};
-use super::value::{text_cost, Name, Record, Value};
+use super::value::{text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
     /// Writes `value` for the host, charging each value written to `cx` (no span).
@@ -209,7 +208,7 @@ impl Machine<'_> {
             HostRead::Float(f) => Value::Float(f),
             HostRead::Str(s) => {
                 self.tally(s.len() as u64 / 64);
-                Value::Str(Arc::from(&*s))
+                Value::Str(Text::new(&s))
             }
             HostRead::List(items) => {
                 let mut out = Vec::with_capacity(items.len());

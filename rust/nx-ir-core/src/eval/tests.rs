@@ -509,3 +509,21 @@ fn a_function_handle_calls_as_its_record_does() {
         assert_eq!(program.function_handle(module, name).unwrap_err().code(), codes::FUNCTION_VALUE);
     }
 }
+
+#[test]
+fn text_values_hold_their_bytes_behind_one_word() {
+    use value::Text;
+    assert_eq!(std::mem::size_of::<Text>(), std::mem::size_of::<usize>());
+    for (left, right) in [("", ""), ("item ", "42"), ("", "é"), ("日本", ""), ("a\u{1F600}", "\u{10FFFF}z")] {
+        let joined = Text::concat(left, right);
+        assert_eq!(&*joined, format!("{left}{right}"));
+        assert_eq!(joined.len(), left.len() + right.len());
+        assert_eq!(&*Text::new(&joined), &*joined);
+    }
+    let long = "x".repeat(1 << 16);
+    let text = Text::concat(&long, &long);
+    let shared = text.clone();
+    drop(text);
+    assert_eq!(shared.len(), 1 << 17);
+    assert!(shared.bytes().all(|b| b == b'x'));
+}

@@ -1,12 +1,17 @@
-//! The runtime value model: a small enum whose heap parts are shared (`Rc` for what the
-//! evaluation builds, `Arc<str>` for text so literals and names from the compiled program are
-//! shared without copying). Values never leave one evaluation: the host sees [`HostValue`]s.
+//! The runtime value model: a two-word enum whose heap parts are shared (`Rc` for what the
+//! evaluation builds, a thin atomically counted [`Text`] for strings so literals from the
+//! compiled program are shared without copying). Values never leave one evaluation: the host
+//! sees [`HostValue`]s.
 //!
 //! [`HostValue`]: super::host::HostValue
 
 use std::cell::OnceCell;
+use std::fmt;
+use std::ops::Deref;
 use std::rc::Rc;
 use std::sync::Arc;
+
+use triomphe::{HeaderWithLength, ThinArc, UniqueArc};
 
 /// An interned name (field name, type name, declaration name).
 ///
@@ -27,7 +32,7 @@ pub(crate) enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(Arc<str>),
+    Str(Text),
     /// A list; the empty list is the empty value (absence, `null`).
     Seq(Rc<Vec<Value>>),
     Record(Rc<Record>),
@@ -76,6 +81,55 @@ pub(crate) struct Handler {
     pub emit: Name,
     pub action: Name,
     pub capture: Vec<Option<Value>>,
+}
+
+/// A string value: one allocation holding the count, the length and the UTF-8 bytes, behind a
+/// one-word pointer (an `Arc<str>` is two), so a [`Value`] is two words. Cloning shares it.
+#[derive(Clone)]
+pub(crate) struct Text(ThinArc<(), u8>);
+
+impl Text {
+    pub fn new(text: &str) -> Text {
+        Text(ThinArc::from_header_and_slice((), text.as_bytes()))
+    }
+
+    /// `left` then `right`, written straight into the one allocation.
+    pub fn concat(left: &str, right: &str) -> Text {
+        let len = left.len() + right.len();
+        let mut text = UniqueArc::from_header_and_uninit_slice(HeaderWithLength::new((), len), len);
+        let (head, tail) = text.slice.split_at_mut(left.len());
+        // SAFETY: `head` is `left.len()` bytes and `tail` `right.len()`, both unwritten and
+        // apart from the sources; once both are copied every byte is written, and the bytes are
+        // UTF-8 (two strings one after the other).
+        let text = unsafe {
+            std::ptr::copy_nonoverlapping(left.as_ptr(), head.as_mut_ptr().cast::<u8>(), left.len());
+            std::ptr::copy_nonoverlapping(right.as_ptr(), tail.as_mut_ptr().cast::<u8>(), right.len());
+            text.assume_init_slice_with_header()
+        };
+        Text(triomphe::Arc::into_thin(text.shareable()))
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        // SAFETY: a `Text` is only ever made from a `&str` (`Text::new`), so its bytes are UTF-8.
+        unsafe { std::str::from_utf8_unchecked(&self.0.slice) }
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Text {
+        Text::new(text)
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
 }
 
 thread_local! {
@@ -249,5 +303,5 @@ pub(crate) fn text_cost(text: &str) -> u64 {
     len16(text) / 64
 }
 
-// A value, and a value or nothing (a frame slot, an argument place), are three words.
-const _: () = assert!(std::mem::size_of::<Value>() == 24 && std::mem::size_of::<Option<Value>>() == 24);
+// A value, and a value or nothing (a frame slot, an argument place), are two words.
+const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::size_of::<Option<Value>>() == 16);
