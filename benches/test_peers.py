@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import json
+import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -115,6 +117,44 @@ def test_peer_squares(benchmark: Any, peer: Peer, n: int) -> None:
     benchmark.group = f"squares n={n}"
     assert benchmark(peer.squares, n) == workloads.squares(n)
     record(benchmark, "squares", peer.name, n)
+
+
+#: Workload 2 once more for the sizes where a call takes milliseconds, interleaved: each round
+#: times one nx-agent call and one peer call, in turn first, so a change in the machine's load
+#: moves both figures of a round alike. Rounds per size.
+PAIRED_ROUNDS = {10**5: 101, 10**6: 21}
+
+
+@pytest.mark.parametrize(("peer", "n"), peer_cases("squares", tuple(PAIRED_ROUNDS)))
+def test_paired_squares(benchmark: Any, peer: Peer, n: int) -> None:
+    benchmark.group = f"squares paired n={n}"
+    expected = workloads.squares(n)
+    assert nx.loop(LOOPS, "squares", n).value == expected and peer.squares(n) == expected
+    ours: list[float] = []
+    theirs: list[float] = []
+
+    def timed(call: Callable[[], Any], into: list[float]) -> None:
+        start = time.perf_counter()
+        call()  # the result is freed inside the timing, as in the benchmarks above
+        into.append(time.perf_counter() - start)
+
+    def pair() -> None:
+        calls = [(lambda: nx.loop(LOOPS, "squares", n), ours), (lambda: peer.squares(n), theirs)]
+        for call, into in calls if len(ours) % 2 == 0 else calls[::-1]:
+            timed(call, into)
+
+    benchmark.pedantic(pair, rounds=PAIRED_ROUNDS[n], iterations=1)
+    ratios = [peer_time / our_time for our_time, peer_time in zip(ours, theirs)]
+    record(
+        benchmark,
+        "squares_paired",
+        peer.name,
+        n,
+        nx_median=statistics.median(ours),
+        peer_median=statistics.median(theirs),
+        ratio=statistics.median(ratios),
+        rounds=len(ratios),
+    )
 
 
 # --- Workload 3: "item <i>" for i in 0..n-1, strings built in a loop ---------------------------
