@@ -71,3 +71,28 @@ def test_a_list_field_is_never_shared_between_results() -> None:
     assert second["tags"] is not first["tags"]
     third = ir.evaluate_function(PROGRAM, "tagged", ["b", ["z"]]).value
     assert third == {"$type": "Tagged", "name": "b", "tags": ["z"]}
+
+
+def test_a_string_literal_is_written_as_the_programs_one_string_object() -> None:
+    # Literal texts are written from the program's cache of Python strings (`TextCache`), not
+    # made anew per result: the same object each call, and the same for every literal of a text.
+    program = ir.link_program(
+        ir.prepare_module(
+            ir.assemble(
+                """module main.nx fingerprint 1
+entrypoints functions [team teams] components []
+
+function team() =
+  "Team"
+
+function teams() =
+  ["Team", "name", "Team"]
+"""
+            )
+        )
+    )
+    first = ir.evaluate_function(program, "team", []).value
+    again = ir.evaluate_function(program, "team", []).value
+    listed = ir.evaluate_function(program, "teams", []).value
+    assert first == again == "Team" and listed == ["Team", "name", "Team"]
+    assert again is first and listed[0] is first and listed[2] is first

@@ -262,7 +262,8 @@ pub struct CompiledProgram {
 
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    map: NameMap<Arc<str>, ()>,
+    /// Each name, and the string value of the same text once a string literal has it.
+    map: NameMap<Arc<str>, Option<Text>>,
 }
 
 impl Names {
@@ -271,8 +272,22 @@ impl Names {
             return Arc::clone(key);
         }
         let name: Arc<str> = Arc::from(text);
-        self.map.insert(Arc::clone(&name), ());
+        self.map.insert(Arc::clone(&name), None);
         name
+    }
+
+    /// The string value of a literal: one per text in the program, so every literal of the
+    /// same text shares it (and its address: see [`CompiledProgram::shared_texts`]).
+    pub fn literal(&mut self, text: &str) -> Text {
+        match self.map.get_mut(text) {
+            Some(Some(literal)) => literal.clone(),
+            Some(slot) => slot.insert(Text::new(text)).clone(),
+            None => {
+                let literal = Text::new(text);
+                self.map.insert(Arc::from(text), Some(literal.clone()));
+                literal
+            }
+        }
     }
 
     pub fn get(&self, text: &str) -> Option<Name> {
@@ -376,7 +391,8 @@ impl CompiledProgram {
     ///
     /// [`HostValueSink`]: super::HostValueSink
     pub fn shared_texts(&self) -> impl Iterator<Item = &str> {
-        self.names.map.keys().map(|k| &**k).chain(self.modules.iter().map(|m| &*m.identity))
+        let literals = self.names.map.values().flatten().map(|text| &**text);
+        self.names.map.keys().map(|k| &**k).chain(literals).chain(self.modules.iter().map(|m| &*m.identity))
     }
 
     /// Every record declaration that is not an update record, as a result writes a record of it
@@ -574,7 +590,7 @@ impl ModuleCompiler<'_> {
         let module = self.module;
         match node {
             Node::Bool { value } => CNode::Bool(*value != 0),
-            Node::String { value } => CNode::Str(Text::new(&self.s(*value))),
+            Node::String { value } => CNode::Str(self.names.literal(self.module.string(*value))),
             Node::Number { constant } => match module.constants.get(*constant as usize) {
                 Some(Constant::Int(i)) => CNode::Int(*i),
                 Some(Constant::Float(f)) => CNode::Float(*f),
