@@ -875,7 +875,7 @@ impl<'p> Machine<'p> {
 
     fn text(&self, cx: Cx, index: u32, value: &Value, form: TextForm) -> IrResult<Value> {
         let text = match (form, value) {
-            (TextForm::Int | TextForm::Float64, Value::Int(i)) => i.to_string(),
+            (TextForm::Int | TextForm::Float64, Value::Int(i)) => return Ok(Value::Str(Text::int(*i))),
             (TextForm::Int | TextForm::Float64, Value::Float(f)) => float64_text(*f),
             (TextForm::Float32, Value::Int(i)) => float32_text(*i as f64),
             (TextForm::Float32, Value::Float(f)) => float32_text(*f),

@@ -520,6 +520,9 @@ fn text_values_hold_their_bytes_behind_one_word() {
         assert_eq!(joined.len(), left.len() + right.len());
         assert_eq!(&*Text::new(&joined), &*joined);
     }
+    for value in [0, 7, -7, 10, -10, 99, 1_000_000, i64::MAX, i64::MIN, i64::MIN + 1, 1 << 40, -(1 << 53)] {
+        assert_eq!(&*Text::int(value), value.to_string());
+    }
     let long = "x".repeat(1 << 16);
     let text = Text::concat(&long, &long);
     let shared = text.clone();

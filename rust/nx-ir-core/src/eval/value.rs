@@ -93,6 +93,27 @@ impl Text {
         Text(ThinArc::from_header_and_slice((), text.as_bytes()))
     }
 
+    /// The decimal text of `value`, formatted on the stack and copied once.
+    pub fn int(value: i64) -> Text {
+        // 19 digits and a sign at most (i64::MIN).
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = value.unsigned_abs();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if value < 0 {
+            at -= 1;
+            digits[at] = b'-';
+        }
+        Text(ThinArc::from_header_and_slice((), &digits[at..]))
+    }
+
     /// `left` then `right`, written straight into the one allocation.
     pub fn concat(left: &str, right: &str) -> Text {
         let len = left.len() + right.len();
@@ -115,7 +136,8 @@ impl Deref for Text {
 
     #[inline]
     fn deref(&self) -> &str {
-        // SAFETY: a `Text` is only ever made from a `&str` (`Text::new`), so its bytes are UTF-8.
+        // SAFETY: a `Text` is only ever made from UTF-8: a `&str` (`new`, `concat`) or ASCII
+        // digits and a sign (`int`).
         unsafe { std::str::from_utf8_unchecked(&self.0.slice) }
     }
 }
