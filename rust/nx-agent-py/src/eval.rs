@@ -476,7 +476,6 @@ impl<T> Few<T> {
             &self.many
         }
     }
-
 }
 
 impl<T> Drop for Few<T> {

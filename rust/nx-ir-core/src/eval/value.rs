@@ -142,12 +142,6 @@ impl Deref for Text {
     }
 }
 
-impl From<&str> for Text {
-    fn from(text: &str) -> Text {
-        Text::new(text)
-    }
-}
-
 impl fmt::Debug for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
