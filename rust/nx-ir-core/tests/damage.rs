@@ -32,7 +32,7 @@ fn sweep(model: &Module) {
 
 #[test]
 fn the_prelude_survives_damage() {
-    sweep(&prelude_model().expect("the prelude assembles"));
+    sweep(&prelude_model(5).expect("the prelude assembles"));
 }
 
 #[test]
