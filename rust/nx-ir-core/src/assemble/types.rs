@@ -25,6 +25,9 @@ impl Parser<'_> {
             self.cur.expect(")")?;
             return match self.suffix() {
                 Some(cell) => Ok(TypeSyntax::Seq(Box::new(inner), cell)),
+                // An optional parameter's declared constrained type keeps the parentheses its
+                // read type's `?` needed.
+                None if matches!(inner, TypeSyntax::Constrained { .. }) => Ok(inner),
                 None => Err(self
                     .cur
                     .error("expected `?`, `+` or `*` after a parenthesized type")),

@@ -14,7 +14,7 @@
 
 mod decode;
 mod layout;
-mod rules6;
+mod rules;
 mod validate;
 
 use crate::error::{IrError, IrResult};

@@ -3,12 +3,13 @@
 //! debug section, runtime ABI and features, then the module-level rules. It also builds what
 //! linking needs: the declarations by name and the names referenced through each module slot.
 //!
-//! A schema 6 image takes the rules NX 0.10 adds where 0.10 checks them (see [`super::rules6`]):
-//! standard operations' arities with their entries, their features after the tables, and the
-//! node and type rules after the features.
+//! The node rules are reported after the runtime ABI and the features, as both reference
+//! runtimes check them, and a schema 6 image takes the rules NX 0.10 adds where 0.10 checks them
+//! (see [`super::rules`]): standard operations' arities with their entries, their features
+//! after the tables, and the node and type rules after the runtime ABI and features.
 
 use super::decode::{decode_constant, decode_declaration, decode_node, decode_type, Bounds, Checks, Table};
-use super::rules6::{self, Findings};
+use super::rules::{self, Findings};
 use super::layout::{
     read_cell_table, read_debug, read_directory, read_module, read_strings, ImageLayout, ModuleBounds, OffsetTable,
 };
@@ -41,24 +42,15 @@ pub(crate) fn validate(bytes: &[u8]) -> IrResult<Validated> {
     )?;
     let mut layout = ImageLayout { schema: directory.schema, strings, module, tables, debug: None };
 
-    let mut entries = check_entries(bytes, &layout)?;
-    if let Some(findings) = &entries.findings {
-        findings.check_features(bytes, &layout)?;
-    }
+    let entries = check_entries(bytes, &layout)?;
+    entries.findings.check_features(bytes, &layout)?;
     if let Some(debug) = directory.debug {
         let declarations = layout.table(Table::Declarations).count;
         layout.debug = Some(read_debug(bytes, debug, declarations, layout.table(Table::Nodes).count)?);
     }
     check_runtime(bytes, &layout)?;
-    let node_diagnostics = match entries.findings.take() {
-        Some(findings) => {
-            let diagnostics = findings.into_diagnostics();
-            rules6::check_constrained_types(bytes, &layout)?;
-            diagnostics
-        }
-        None => Vec::new(),
-    };
-    check_module(bytes, layout, entries, node_diagnostics)
+    rules::check_constrained_types(bytes, &layout)?;
+    check_module(bytes, layout, entries)
 }
 
 /// What the pass over the entries collects for the module-level rules.
@@ -67,17 +59,17 @@ struct Entries {
     names: Vec<(u32, u32)>,
     /// Every reference, in image order, repeats included.
     references: Vec<Ref>,
-    /// Schema 6: what the node rules found, reported after the features are checked.
-    findings: Option<Findings>,
+    /// What the node rules found, reported after the runtime ABI and the features.
+    findings: Findings,
 }
 
 /// Decodes every entry of every table with its operands checked, plus the rules the layouts do
-/// not express: seq occurrences, `text` type names and the `occurrence-v1` cross-check (which a
-/// schema 6 image reports later, with its other node rules), and schema 6's standard operation
-/// arities.
+/// not express: seq occurrences and schema 6's standard operation arities, failing at once; and
+/// `text` type names, the `occurrence-v1` cross-check and schema 6's node rules, noted to be
+/// reported later.
 fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
     let schema = layout.schema;
-    let mut findings = (schema >= kinds::SCHEMA_6).then(|| Findings::new(bytes, layout));
+    let mut findings = Findings::new(bytes, layout);
     let lists_occurrence = layout
         .module
         .features
@@ -110,14 +102,9 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
                 }
                 Table::Nodes => {
                     let node = decode_node(cells, schema, checks).map_err(fail)?;
-                    match &mut findings {
-                        None => check_node(bytes, layout, index, &node, lists_occurrence)?,
-                        Some(findings) => {
-                            rules6::check_arity(&node).map_err(fail)?;
-                            let rule = check_node(bytes, layout, index, &node, lists_occurrence);
-                            findings.note(bytes, layout, index, &node, rule);
-                        }
-                    }
+                    rules::check_arity(&node).map_err(fail)?;
+                    let rule = check_node(bytes, layout, index, &node, lists_occurrence);
+                    findings.note(bytes, layout, index, &node, rule);
                 }
                 Table::Declarations => {
                     names.push((decode_declaration(cells, schema, checks).map_err(fail)?.name(), index as u32));
@@ -203,15 +190,11 @@ fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
 }
 
 /// Duplicate declarations, undeclared self references and entrypoints of the wrong kind, all
-/// reported together after what the node rules found (`diagnostics`, schema 6 only); on success,
-/// the declaration index and the references for linking.
-fn check_module(
-    bytes: &[u8],
-    layout: ImageLayout,
-    entries: Entries,
-    mut diagnostics: Vec<Diagnostic>,
-) -> IrResult<Validated> {
-    let Entries { mut names, mut references, .. } = entries;
+/// reported together after what the node rules found; on success, the declaration index and the
+/// references for linking.
+fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult<Validated> {
+    let Entries { mut names, mut references, findings } = entries;
+    let mut diagnostics = findings.into_diagnostics();
     let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
     let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
 

@@ -1,16 +1,19 @@
-//! The rules a schema 6 image keeps beyond its layouts, checked where NX 0.10 checks them:
+//! The node rules both schemas report after the runtime ABI and features, and the rules a
+//! schema 6 image keeps beyond its layouts, each checked where the reference release checks it
+//! (NX 0.7 for schema 5, 0.10 for schema 6):
 //!
-//! 1. With each node entry: a standard math or colour operation is one the schema assigns and
-//!    has exactly its arity ([`check_arity`]).
-//! 2. After every table: a module holding a colour node lists `standard-color-v1`, then one
-//!    holding a math node lists `standard-math-v1` ([`Findings::check_features`]).
+//! 1. Schema 6, with each node entry: a standard math or colour operation is one the schema
+//!    assigns and has exactly its arity ([`check_arity`]).
+//! 2. Schema 6, after every table: a module holding a colour node lists `standard-color-v1`,
+//!    then one holding a math node lists `standard-math-v1` ([`Findings::check_features`]).
 //! 3. After the runtime ABI and the features, all reported together and before the module-level
-//!    rules' findings: per node, a spread (a `$spread` property) needs
-//!    `conditional-properties-v1`, then the `text` and `occurrence-v1` rules; then a `check` or
-//!    `interval` node names a constrained type, and an `interval` node is a pattern of some
-//!    `ifIs` arm ([`Findings::into_diagnostics`]).
-//! 4. Before those are reported, and alone if it fails: a constrained type's base is a numeric
-//!    primitive and its bounds are numbers that fit 64 bits ([`check_constrained_types`]).
+//!    rules' findings: per node, a spread (a `$spread` property, schema 6) needs
+//!    `conditional-properties-v1`, then the `text` and `occurrence-v1` rules; then (schema 6) a
+//!    `check` or `interval` node names a constrained type, and an `interval` node is a pattern of
+//!    some `ifIs` arm ([`Findings::into_diagnostics`]).
+//! 4. Schema 6, before those are reported and alone if it fails: a constrained type's base is a
+//!    numeric primitive and its bounds are numbers that fit 64 bits
+//!    ([`check_constrained_types`]).
 //!
 //! No reference release refuses a constrained type, `check` or interval pattern in a module that
 //! does not list `constraints-v1`, so neither does this reader.
@@ -64,7 +67,9 @@ fn lists(bytes: &[u8], layout: &ImageLayout, feature: &str) -> bool {
 impl Findings {
     pub fn new(bytes: &[u8], layout: &ImageLayout) -> Findings {
         Findings {
-            lists_spreads: lists(bytes, layout, kinds::CONDITIONAL_PROPERTIES_FEATURE),
+            // Schema 5 has no spreads: a `$spread` property is a property like any other.
+            lists_spreads: layout.schema < kinds::SCHEMA_6
+                || lists(bytes, layout, kinds::CONDITIONAL_PROPERTIES_FEATURE),
             math: None,
             color: None,
             nodes: Vec::new(),
@@ -168,6 +173,9 @@ impl Findings {
 /// order, is the error.
 pub(crate) fn check_constrained_types(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
     let schema = layout.schema;
+    if schema < kinds::SCHEMA_6 {
+        return Ok(());
+    }
     let decoded_type = |index: u32| layout.entry(bytes, Table::Types, index).and_then(|cells| decode_type(cells, schema, None).ok());
     for index in 0..layout.table(Table::Types).count as u32 {
         let Some(Type::Constrained { base, low, high, .. }) = decoded_type(index) else { continue };
