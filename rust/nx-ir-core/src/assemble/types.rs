@@ -37,8 +37,10 @@ impl Parser<'_> {
             return self.function_type();
         }
         let named = TypeSyntax::Named(self.name()?);
-        let at = self.cur.pos();
-        if self.cur.eat(" where ") {
+        if self.cur.rest().starts_with(" where ") {
+            self.cur.take(1);
+            let at = self.cur.pos();
+            self.cur.take("where ".len());
             return Ok(TypeSyntax::Constrained {
                 base: Box::new(named),
                 interval: self.interval(true)?,
