@@ -1,7 +1,8 @@
 //! Our explain against the reference `explain_nx_ir_image` of the same bytes, and the reference
 //! runtime's prepare of them: every conformance corpus text assembled by our assembler as schema
 //! 5 (against `nx-ir`/`nx-ir-runtime` 0.7.0) and as schema 6 (against 0.10.0), and our schema 6
-//! samples (`rust/nx-ir-core/tests/schema6/`), whose explanation must also be their text.
+//! samples (`rust/nx-ir-core/tests/schema6/`) and construct texts, whose explanation must also be
+//! their text.
 
 #[path = "../../rust/nx-ir-core/tests/support/corpus.rs"]
 #[allow(dead_code)]
@@ -9,7 +10,7 @@ mod corpus;
 
 use nx_ir_core::assemble::{assemble_image, AssembleOptions};
 use nx_ir_core::explain::explain_image;
-use nx_ir_core::testing::schema6::SAMPLES;
+use nx_ir_core::testing::schema6::{construct_texts, SAMPLES};
 use std::path::PathBuf;
 
 /// The corpus: `NX_IR_CONFORMANCE`, or `shared/nx-ir-conformance` beside the checkout.
@@ -89,6 +90,17 @@ fn schema_6_samples_explain_as_the_reference_explains_them() {
         assert_eq!(disagreement(6, &image), None, "{name}");
         assert_eq!(ref6_ir::explain_nx_ir_image(&image).expect("explains"), text, "{name}");
     }
+}
+
+#[test]
+fn every_form_of_each_schema_6_construct_explains_as_the_reference_explains_it() {
+    let texts = construct_texts();
+    for text in &texts {
+        let image = assemble_image(text, &AssembleOptions::default()).expect("the text assembles");
+        assert_eq!(disagreement(6, &image), None, "{text}");
+        assert_eq!(&ref6_ir::explain_nx_ir_image(&image).expect("explains"), text);
+    }
+    println!("{} construct texts", texts.len());
 }
 
 #[test]

@@ -17,6 +17,65 @@ pub const SAMPLES: [(&str, &str); 4] = [
     ("settings", include_str!("../../tests/schema6/settings.nxir.txt")),
 ];
 
+/// A module text whose one declaration is the value `v: ty = body` (with `requires features`
+/// when there are any).
+pub fn value_text(features: &str, ty: &str, body: &str) -> String {
+    let requires = if features.is_empty() { String::new() } else { format!("requires {features}\n") };
+    format!("module m.nx fingerprint 7\n{requires}entrypoints functions [] components []\n\nvalue v: {ty} =\n  {body}\n")
+}
+
+/// Small texts, each showing a schema 6 construct in one of the forms the explainer writes it
+/// in (the samples show them in realistic programs).
+pub fn construct_texts() -> Vec<String> {
+    let mut texts: Vec<String> = [
+        "in 1..=10",
+        "in 0..10",
+        "> 0 && <= 5",
+        "> 0 && < 5",
+        ">= -3",
+        "< 100",
+        "<= 7",
+        "",
+    ]
+    .iter()
+    .map(|interval| value_text("constraints-v1", &format!("int where {interval}"), "1"))
+    .collect();
+    texts.extend([
+        value_text("", "float64 where > 0.0 && < 1.0", "0.5"),
+        value_text("", "float32 where in -1.5..=inf", "0.5"),
+        value_text("", "int64 where in -9007199254740993..=9007199254740993", "0"),
+        value_text("", "(int64 where >= 0)*", "[1, 2]"),
+        value_text("", "(float64 where <= 2.5)?", "{}"),
+        value_text("constraints-v1", "int where in 1..=3", "(check value v: 2 as int where in 1..=3)"),
+        value_text(
+            "constraints-v1",
+            "int",
+            "(\n    check a site with spaces:\n    if true then\n      1\n    else\n      2\n    as int where >= 0\n  )",
+        ),
+        value_text(
+            "constraints-v1",
+            "string",
+            "if 4 is\n    in 1..=3 | > 10 =>\n      \"a\"\n    < 0.5 =>\n      \"b\"\n    else =>\n      \"c\"",
+        ),
+        value_text("standard-math-v1", "float64", "math.clamp(math.sqrt(2.0), 0.0, 1.0)"),
+        value_text(
+            "standard-color-v1",
+            "string",
+            "color.toHex(color.mix(color.parse(\"#fff\"), color.rgb(0, 0, 0), 0.5, \"oklab\"))",
+        ),
+        "module m.nx fingerprint 7\nrequires conditional-properties-v1\nentrypoints functions [] components []\n\n\
+         record R\n  a: int = 1\n  b: int = 2\n\nvalue base: R =\n  <R a=3 />\n\nvalue v: R =\n  <R b=5 ...=base a=4 />\n"
+            .to_string(),
+        "module m.nx fingerprint 7\nentrypoints functions [] components [C]\n\n\
+         record C.State\n  n: int required\n\ncomponent C state C.State\n  state\n    n: int = 0\n"
+            .to_string(),
+        "module m.nx fingerprint 7\nentrypoints functions [f] components []\n\n\
+         function f(n?: (int where > 0), m?: (int where < 0)+, g: <function k?:(int where >= 1) />: int): int where >= 0 (optional result) =\n  n\n"
+            .to_string(),
+    ]);
+    texts
+}
+
 /// Sample `name` assembled as schema 6.
 pub fn sample(name: &str) -> Module {
     let (_, text) = SAMPLES.iter().find(|(sample, _)| *sample == name).expect("a sample of that name");
