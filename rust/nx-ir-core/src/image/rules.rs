@@ -47,6 +47,7 @@ pub(crate) fn check_arity(node: &Node) -> Result<(), String> {
 
 /// What the pass over the node table found for the rules checked after it.
 pub(crate) struct Findings {
+    schema_6: bool,
     lists_spreads: bool,
     /// The first math and colour nodes.
     math: Option<usize>,
@@ -67,6 +68,7 @@ fn lists(bytes: &[u8], layout: &ImageLayout, feature: &str) -> bool {
 impl Findings {
     pub fn new(bytes: &[u8], layout: &ImageLayout) -> Findings {
         Findings {
+            schema_6: layout.schema >= kinds::SCHEMA_6,
             // Schema 5 has no spreads: a `$spread` property is a property like any other.
             lists_spreads: layout.schema < kinds::SCHEMA_6
                 || lists(bytes, layout, kinds::CONDITIONAL_PROPERTIES_FEATURE),
@@ -90,8 +92,8 @@ impl Findings {
             | Node::NamedCall { args: props, .. } => props.as_slice(),
             _ => &[],
         };
-        let spreads = props.iter().any(|prop| layout.string(bytes, prop.name) == Some(kinds::SPREAD_PROPERTY));
-        if spreads && !self.lists_spreads {
+        let spreads = || props.iter().any(|prop| layout.string(bytes, prop.name) == Some(kinds::SPREAD_PROPERTY));
+        if !self.lists_spreads && spreads() {
             self.nodes.extend(
                 malformed(format_args!(
                     "node {index} spreads a record into its properties, which requires the feature '{}' the module \
@@ -113,7 +115,8 @@ impl Findings {
                 self.color.get_or_insert(index);
                 None
             }
-            Node::IfIs { arms, .. } => {
+            // Only an interval node needs them, and only schema 6 has those.
+            Node::IfIs { arms, .. } if self.schema_6 => {
                 self.patterns.extend(arms.iter().flat_map(|arm| arm.patterns.iter().copied()));
                 None
             }
