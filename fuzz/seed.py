@@ -4,7 +4,8 @@
 Images are assembled from the corpus's explain texts (``tests/corpus.py``, with
 ``nx_agent.ir.assemble``), so the seeds are regenerated rather than kept in the repository:
 
-* ``prepare_module``: every corpus image, stripped and full, and the built-in prelude;
+* ``prepare_module``: every corpus image, stripped and full (schema 5), the built-in preludes,
+  and the schema 6 samples of ``rust/nx-ir-core/tests/schema6/``;
 * ``link_program``: per program and module, that module's image first, then the program's other
   images (the input format of ``nx_ir_core::testing::fuzz::link_case``);
 * ``evaluate``: per corpus entrypoint, a call with the corpus's arguments over the program's
@@ -126,7 +127,12 @@ def ordered(set_: dict[str, bytes], entry: str) -> bytes:
 
 def seeds() -> Iterator[tuple[str, str, bytes]]:
     """(target, name, input) for every seed."""
-    yield "prepare_module", "prelude", ir.builtin_prelude().to_bytes()
+    yield "prepare_module", "prelude", ir.builtin_prelude(schema=5).to_bytes()
+    yield "prepare_module", "prelude-6", ir.builtin_prelude(schema=6).to_bytes()
+    for sample in sorted((ROOT / "rust" / "nx-ir-core" / "tests" / "schema6").glob("*.nxir.txt")):
+        data = ir.assemble(sample.read_text("utf-8"), schema=6)
+        yield "prepare_module", f"schema6-{sample.name.split('.')[0]}", data
+        yield "link_program", f"schema6-{sample.name.split('.')[0]}", b"\x00" + chunk(data)
     for program in programs():
         stripped = images(program, full=False)
         full = images(program, full=True)

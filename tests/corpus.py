@@ -62,10 +62,11 @@ def image(program: CorpusProgram, module: CorpusModule, *, full: bool = False) -
     from nx_agent import ir
 
     links = [m.stripped_text for m in program.modules.values() if m is not module]
+    # The corpus is NX 0.7's, and its counts the 0.7 runtime's: schema 5.
     if full:
         assert module.full is not None and module.source is not None
-        return ir.assemble(module.full, source=module.source, version=module.version, links=links)
-    return ir.assemble(module.stripped_text, version=module.version, links=links)
+        return ir.assemble(module.full, source=module.source, version=module.version, links=links, schema=5)
+    return ir.assemble(module.stripped_text, version=module.version, links=links, schema=5)
 
 
 def identity_of(file_name: str) -> tuple[str, bool]:

@@ -19,7 +19,7 @@ MODULE_IDS = [f"{p.name}:{m.identity}" for p, m in MODULES]
 
 
 def assemble_stripped(module: CorpusModule) -> bytes:
-    return ir.assemble(module.stripped_text, version=module.version)
+    return ir.assemble(module.stripped_text, version=module.version, schema=5)
 
 
 @pytest.mark.parametrize(("program", "module"), MODULES, ids=MODULE_IDS)
@@ -41,7 +41,7 @@ FULL = [(p, m) for p, m in MODULES if m.full is not None and m.source is not Non
 )
 def test_full_text_round_trips(program: CorpusProgram, module: CorpusModule) -> None:
     assert module.full is not None
-    image = ir.assemble(module.full, source=module.source, version=module.version)
+    image = ir.assemble(module.full, source=module.source, version=module.version, schema=5)
     prepared = ir.prepare_module(image)
     assert prepared.has_debug_info
     assert ir.explain(prepared) == module.full
@@ -108,7 +108,7 @@ def test_ranges_program_is_served_the_builtin_prelude() -> None:
     linked = ir.link_program(modules["app/main.nx"], modules)
     prelude = linked.module("@nx/prelude.nx")
     assert prelude is not None
-    assert prelude.to_bytes() == ir.builtin_prelude().to_bytes()
+    assert prelude.to_bytes() == ir.builtin_prelude(schema=5).to_bytes()
 
 
 SAMPLE = [by_name(n).modules[i] for n, i in [("snippet", "input.nx"), ("two-module", "shared/model.nx")]]

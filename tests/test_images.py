@@ -11,9 +11,11 @@ import pytest
 import nx_agent
 from nx_agent import examples, ir
 
-# The prelude image the NX runtimes publish: its size and SHA-256 are facts we hold it to.
+# The prelude images the NX runtimes publish: their size and SHA-256 are facts we hold them to.
 PRELUDE_SIZE = 604
 PRELUDE_SHA256 = "4d9bb57822e960bff2be8ecd34cb08dbd4f81104be4fa2cd8ded4b990ead2369"
+# nx-ir-runtime 0.8.0 to 0.10.0's src/prelude.nxir (schema 6).
+PRELUDE_6_SHA256 = "12831c0b5f969c41b09337b0ced69812482fef1d623b20c311300562d71982ed"
 
 
 def catalog_image() -> bytes:
@@ -21,8 +23,9 @@ def catalog_image() -> bytes:
 
 
 def test_builtin_prelude_is_byte_identical_to_the_published_one() -> None:
-    prelude = ir.builtin_prelude()
+    prelude = ir.builtin_prelude(schema=5)
     data = prelude.to_bytes()
+    assert prelude.schema == 5
     assert len(data) == PRELUDE_SIZE
     assert hashlib.sha256(data).hexdigest() == PRELUDE_SHA256
     assert prelude.identity == "@nx/prelude.nx"
@@ -30,6 +33,19 @@ def test_builtin_prelude_is_byte_identical_to_the_published_one() -> None:
     assert prelude.fingerprint == 16429037828798365428
     assert prelude.links == ()
     assert prelude.functions == ()
+
+
+def test_the_schema_6_prelude_is_the_current_releases() -> None:
+    prelude = ir.builtin_prelude()
+    assert prelude.schema == 6
+    data = prelude.to_bytes()
+    assert len(data) == PRELUDE_SIZE
+    assert hashlib.sha256(data).hexdigest() == PRELUDE_6_SHA256
+    assert prelude.fingerprint == 3805895034114390176
+    assert ir.builtin_prelude(schema=6).to_bytes() == data
+    with pytest.raises(ir.NxIrError) as refused:
+        ir.builtin_prelude(schema=4)
+    assert refused.value.code == "nx-ir-prelude-image"
 
 
 def test_prepared_module_describes_the_image() -> None:

@@ -51,6 +51,8 @@ class ModuleLink:
 @final
 class PreparedModule:
     @property
+    def schema(self) -> int: ...
+    @property
     def identity(self) -> str: ...
     @property
     def version(self) -> str: ...
@@ -120,10 +122,15 @@ def link_program(
     *,
     allow_version_mismatch: bool = False,
 ) -> Program: ...
-def builtin_prelude() -> PreparedModule: ...
+def builtin_prelude(*, schema: int = 6) -> PreparedModule: ...
 def explain(module_or_bytes: PreparedModule | Buffer) -> str: ...
 def assemble(
-    text: str, *, source: str | None = None, version: str = "", links: Sequence[str] = ()
+    text: str,
+    *,
+    source: str | None = None,
+    version: str = "",
+    links: Sequence[str] = (),
+    schema: int = 6,
 ) -> bytes: ...
 def evaluate_function(
     program: Program,

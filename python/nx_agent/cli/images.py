@@ -18,9 +18,10 @@ DEFAULT_MAX_INPUT_SIZE = 1_000_000
 
 
 def module_summary(module: ir.PreparedModule) -> dict[str, Any]:
-    """What a module is: identity, version, fingerprint, size, links and functions."""
+    """What a module is: identity, schema, version, fingerprint, size, links and functions."""
     return {
         "identity": module.identity,
+        "schema": module.schema,
         "version": module.version,
         "fingerprint": module.fingerprint,
         "size": module.size,
@@ -65,7 +66,7 @@ def _cmd_assemble(args: argparse.Namespace, out: Output) -> int:
     source = read_text(args.source) if args.source else None
     links = [read_text(path) for path in args.link]
     try:
-        image = ir.assemble(text, source=source, version=args.version, links=links)
+        image = ir.assemble(text, source=source, version=args.version, links=links, schema=args.schema)
         module = ir.prepare_module(image)
     except NxIrError as error:
         details = [d.to_dict() for d in error.diagnostics]
@@ -75,7 +76,9 @@ def _cmd_assemble(args: argparse.Namespace, out: Output) -> int:
         out.document({"output": args.output, **module_summary(module)})
     else:
         version = f' version "{module.version}"' if module.version else ""
-        out.line(f"{args.output}: {len(image)} bytes, module {out.style.bold(module.identity)}{version}")
+        out.line(
+            f"{args.output}: {len(image)} bytes, schema {module.schema}, module {out.style.bold(module.identity)}{version}"
+        )
     return EXIT_OK
 
 
@@ -140,7 +143,7 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     explain = commands.add_parser(
         "explain", parents=common, help="print an image as `nxlang ir explain` does",
         description="Print an NX IR image as `nxlang ir explain` does (--json: the module's identity, "
-        "version, fingerprint, size, links and functions, and the text).",
+        "schema, version, fingerprint, size, links and functions, and the text).",
     )
     explain.add_argument("image", help="an NX IR image file")
     explain.set_defaults(run=_cmd_explain)
@@ -153,6 +156,10 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     assemble.add_argument("-o", "--output", required=True, metavar="IMAGE", help="image file to write")
     assemble.add_argument("--source", metavar="NX", help="the module's NX source, for a debug section")
     assemble.add_argument("--version", default="", help="the module's own version (default: none)")
+    assemble.add_argument(
+        "--schema", type=int, choices=(5, 6), default=6,
+        help="the image schema to write: 6 (NX 0.8 to 0.10, the default) or 5 (NX 0.7); the text does not say",
+    )
     assemble.add_argument(
         "--link", action="append", default=[], metavar="TEXT",
         help="explain text file of a module this one links to (repeatable): it tells a record from a "

@@ -3,7 +3,8 @@
 //! prepared module; this only converts.
 
 use nx_ir_core::declarations::{
-    CaseView, DeclarationKind, DeclarationView, DefaultView, FieldView, Literal, QualifiedName, TypeView,
+    BoundView, CaseView, DeclarationKind, DeclarationView, DefaultView, FieldView, Literal, Number, QualifiedName,
+    TypeView,
 };
 use nx_ir_core::model::kinds::flags;
 use pyo3::prelude::*;
@@ -56,9 +57,10 @@ fn declaration<'py>(py: Python<'py>, view: &DeclarationView) -> PyResult<Bound<'
             dict.set_item("abstract", *is_abstract)?;
             dict.set_item("update_of", optional_qualified(py, update_target.as_ref())?)?;
         }
-        DeclarationKind::Component { props, state, flags: cell } => {
+        DeclarationKind::Component { props, state, flags: cell, state_record } => {
             dict.set_item("props", fields(py, props)?)?;
             dict.set_item("state", fields(py, state)?)?;
+            dict.set_item("state_record", optional_qualified(py, state_record.as_ref())?)?;
             dict.set_item("abstract", cell & flags::COMPONENT_ABSTRACT != 0)?;
             dict.set_item("external", cell & flags::COMPONENT_EXTERNAL != 0)?;
         }
@@ -169,9 +171,28 @@ fn ty<'py>(py: Python<'py>, view: &TypeView) -> PyResult<Bound<'py, PyDict>> {
             dict.set_item("kind", "any-function")?;
             dict.set_item("result", ty(py, result)?)?;
         }
+        TypeView::Constrained { base, low, high } => {
+            dict.set_item("kind", "constrained")?;
+            dict.set_item("base", ty(py, base)?)?;
+            dict.set_item("low", bound(py, low.as_ref())?)?;
+            dict.set_item("high", bound(py, high.as_ref())?)?;
+        }
         TypeView::Invalid => dict.set_item("kind", "invalid")?,
     }
     Ok(dict)
+}
+
+/// One end of a constrained type's interval: `{"value": int | float, "exclusive": bool}`, or
+/// None when open. The value keeps the constant's nature: an `int` for an integer bound.
+fn bound<'py>(py: Python<'py>, view: Option<&BoundView>) -> PyResult<Bound<'py, PyAny>> {
+    let Some(view) = view else { return Ok(py.None().into_bound(py)) };
+    let dict = PyDict::new(py);
+    match view.value {
+        Number::Int(value) => dict.set_item("value", value)?,
+        Number::Float(value) => dict.set_item("value", value)?,
+    }
+    dict.set_item("exclusive", view.exclusive)?;
+    Ok(dict.into_any())
 }
 
 fn optional_default<'py>(py: Python<'py>, view: Option<&DefaultView>) -> PyResult<Bound<'py, PyAny>> {

@@ -641,9 +641,9 @@ pub fn evaluate_function(
     }
     let compiled = program.compiled(py)?;
     // A name that names no entrypoint fails as the runtime fails it (after the input check).
-    let entrypoint = program.entrypoint(&compiled, &name, text).map_or(EntrypointRef::Name(text), EntrypointRef::Found);
+    let entrypoint = program.entrypoint(compiled, &name, text).map_or(EntrypointRef::Name(text), EntrypointRef::Found);
     let target = Target::Entrypoint(entrypoint);
-    run_call(py, program, &compiled, target, &Args::Positional(&values), Some(reader.size), &limits)
+    run_call(py, program, compiled, target, &Args::Positional(&values), Some(reader.size), &limits)
 }
 
 /// The function of a plain `Function` record (an exact dict of `$type` "Function", a string
@@ -726,7 +726,7 @@ pub fn call_function(
     )
     .or_raise(py)?;
     let compiled = program.compiled(py)?;
-    let handle = plain_function(py, program, &compiled, &function);
+    let handle = plain_function(py, program, compiled, &function);
     // The reader stops once the arguments alone are over what the limit leaves beside the
     // Function record (when its size is known here); the runtime checks the exact total.
     let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
@@ -791,11 +791,11 @@ pub fn call_function(
     };
     let args_size = Some(reader.size);
     if let Some(handle) = handle {
-        return run_call(py, program, &compiled, Target::Function(Callee::Handle(handle)), &args, args_size, &limits);
+        return run_call(py, program, compiled, Target::Function(Callee::Handle(handle)), &args, args_size, &limits);
     }
     let function = read_value(&function, || "function".into()).or_raise(py)?;
     let function = &function;
-    run_call(py, program, &compiled, Target::Function(Callee::Record(&function)), &args, args_size, &limits)
+    run_call(py, program, compiled, Target::Function(Callee::Record(&function)), &args, args_size, &limits)
 }
 
 /// Benchmarks only: evaluates the entrypoint `name` as `evaluate_function` does, charging the
@@ -820,7 +820,7 @@ pub fn _evaluate_discarding<'py>(
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size: None };
     let mut usage = Usage::default();
     let result = with_positional(&values, |items| {
-        eval::evaluate_function_hooked(&compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, host)
+        eval::evaluate_function_hooked(compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, host)
     });
     gil.reacquire();
     result.or_raise(py)?;

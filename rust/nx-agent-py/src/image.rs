@@ -89,6 +89,12 @@ pub struct PreparedModule {
 
 #[pymethods]
 impl PreparedModule {
+    /// The schema the image is written in: 5 (NX 0.7) or 6 (NX 0.8 to 0.10).
+    #[getter]
+    fn schema(&self) -> u32 {
+        self.inner.schema()
+    }
+
     #[getter]
     fn identity(&self) -> &str {
         self.inner.identity()

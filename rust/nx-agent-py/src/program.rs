@@ -223,8 +223,10 @@ pub fn prepare_program(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Prog
     Ok(Program::new(program))
 }
 
-/// The built-in `@nx/prelude.nx` image, prepared once per process.
+/// The built-in `@nx/prelude.nx` image of `schema` (5 or 6), prepared once per process. A
+/// program gets the one of its entry module's schema.
 #[pyfunction]
-pub fn builtin_prelude(py: Python<'_>) -> PyResult<PreparedModule> {
-    Ok(wrap(&nx_ir_core::prelude::builtin().or_raise(py)?))
+#[pyo3(signature = (*, schema=nx_ir_core::model::kinds::LATEST_SCHEMA))]
+pub fn builtin_prelude(py: Python<'_>, schema: u32) -> PyResult<PreparedModule> {
+    Ok(wrap(&nx_ir_core::prelude::builtin(schema).or_raise(py)?))
 }

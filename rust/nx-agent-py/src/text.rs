@@ -2,6 +2,7 @@
 
 use nx_ir_core::assemble::{assemble_image_with_links, AssembleOptions};
 use nx_ir_core::explain::{explain_image, explain_module};
+use nx_ir_core::model::kinds;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -19,21 +20,23 @@ pub fn explain(py: Python<'_>, module_or_bytes: &Bound<'_, PyAny>) -> PyResult<S
     py.detach(|| explain_image((*owner).as_ref())).or_raise(py)
 }
 
-/// Builds a schema 5 image from explain text; with `source`, spans in the text become the debug
-/// section. `version` is the module's own version, which the text does not show. `links` are the
-/// explain texts of the modules this one links to: the text alone cannot tell a record from a
-/// component, a union case from a member, or a loop over a `Range` from one over a list in
-/// another module, so without them those are guessed from their spelling.
+/// Builds an image of `schema` (5 or 6; the text does not say) from explain text; with `source`,
+/// spans in the text become the debug section. `version` is the module's own version, which the
+/// text does not show. `links` are the explain texts of the modules this one links to: the text
+/// alone cannot tell a record from a component, a union case from a member, or a loop over a
+/// `Range` from one over a list in another module, so without them those are guessed from their
+/// spelling. See `AssembleOptions::schema` for the default.
 #[pyfunction]
-#[pyo3(signature = (text, *, source=None, version=String::new(), links=Vec::new()))]
+#[pyo3(signature = (text, *, source=None, version=String::new(), links=Vec::new(), schema=kinds::LATEST_SCHEMA))]
 pub fn assemble<'py>(
     py: Python<'py>,
     text: &str,
     source: Option<String>,
     version: String,
     links: Vec<String>,
+    schema: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = AssembleOptions { source, version };
+    let options = AssembleOptions { source, version, schema };
     let links: Vec<&str> = links.iter().map(String::as_str).collect();
     let image = py.detach(|| assemble_image_with_links(text, &options, &links)).or_raise(py)?;
     Ok(PyBytes::new(py, &image))

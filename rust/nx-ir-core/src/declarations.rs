@@ -31,8 +31,25 @@ pub enum TypeView {
     Seq { item: Box<TypeView>, occurrence: u32 },
     Function { params: Vec<FunctionTypeParam>, result: Box<TypeView> },
     AnyFunction { result: Box<TypeView> },
+    /// Schema 6: `base` (a numeric primitive) narrowed to an interval; `None` is an open end.
+    Constrained { base: Box<TypeView>, low: Option<BoundView>, high: Option<BoundView> },
     /// A type the image does not let us read (nested too deeply, or out of range).
     Invalid,
+}
+
+/// A number as a constant holds it: an integer or a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+/// One end of a constrained type's interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundView {
+    pub value: Number,
+    /// The end itself is outside the interval (`>` or `<` rather than `>=` or `<=`).
+    pub exclusive: bool,
 }
 
 /// A parameter of a function type.
@@ -92,7 +109,13 @@ pub enum DeclarationKind {
         is_abstract: bool,
         update_target: Option<QualifiedName>,
     },
-    Component { props: Vec<FieldView>, state: Vec<FieldView>, flags: u32 },
+    Component {
+        props: Vec<FieldView>,
+        state: Vec<FieldView>,
+        flags: u32,
+        /// Schema 6: the component's `<Component>.State` record, when the image names one.
+        state_record: Option<QualifiedName>,
+    },
     Union { cases: Vec<CaseView>, bases: Vec<QualifiedName>, property_target: Option<QualifiedName> },
     TypeAlias,
 }
@@ -149,10 +172,11 @@ impl Reader<'_> {
                 is_abstract: *is_abstract != 0,
                 update_target: update_target.map(|target| self.qualified(target)),
             },
-            Decl::Component { props, state, flags, .. } => DeclarationKind::Component {
+            Decl::Component { props, state, flags, state_record, .. } => DeclarationKind::Component {
                 props: self.fields(props),
                 state: self.fields(state),
                 flags: *flags,
+                state_record: state_record.map(|record| self.qualified(record)),
             },
             Decl::Union { cases, bases, property_target, .. } => DeclarationKind::Union {
                 cases: cases
@@ -210,6 +234,23 @@ impl Reader<'_> {
                 result: Box::new(self.ty_at(result, depth + 1)),
             },
             Type::AnyFunction { result } => TypeView::AnyFunction { result: Box::new(self.ty_at(result, depth + 1)) },
+            Type::Constrained { base, low, high, flags } => {
+                let bound = |constant: Option<u32>, exclusive_bit: u32| {
+                    let value = match self.constant(constant?)? {
+                        Literal::Int(value) => Number::Int(value),
+                        Literal::Float(value) => Number::Float(value),
+                        // A validated image's bigint bound fits 64 bits.
+                        Literal::BigInt(digits) => Number::Int(digits.parse().ok()?),
+                        _ => return None,
+                    };
+                    Some(BoundView { value, exclusive: flags & exclusive_bit != 0 })
+                };
+                TypeView::Constrained {
+                    base: Box::new(self.ty_at(base, depth + 1)),
+                    low: bound(low, kinds::ty::CONSTRAINED_LOW_EXCLUSIVE),
+                    high: bound(high, kinds::ty::CONSTRAINED_HIGH_EXCLUSIVE),
+                }
+            }
         }
     }
 

@@ -42,6 +42,12 @@ pub mod codes {
     pub const COMPONENT: &str = "nx-ir-component";
     /// Not a reference code: explain text that the assembler cannot read.
     pub const ASSEMBLE: &str = "nx-ir-assemble";
+    /// Not a reference code: a program whose modules are not all of one schema (no reference
+    /// release runs one), refused when it is linked.
+    pub const LINK_SCHEMA: &str = "nx-ir-link-schema";
+    /// Not a reference code: a schema 6 construct this version reads but does not evaluate yet
+    /// (math, colour, `check` and interval nodes, property spreads), when it is evaluated.
+    pub const UNSUPPORTED: &str = "nx-ir-unsupported";
 }
 
 /// How bad a diagnostic is. Every refusal is an error; the variant exists so that the shape

@@ -3,10 +3,15 @@
 //!
 //! Modules are visited breadth-first from the entry, in the order they are first met. A module
 //! already in the program is reused; otherwise the host's resolver is asked for it by identity,
-//! and the built-in prelude answers for `@nx/prelude.nx` when the resolver does not. Each
-//! resolution is checked (identity, version, and that every name referenced through the slot is
-//! declared) and every finding is collected before linking fails. Linking never copies a
-//! [`PreparedModule`]: one prepared module can serve any number of programs and threads.
+//! and the built-in prelude of the entry's schema answers for `@nx/prelude.nx` when the resolver
+//! does not. Each resolution is checked (identity, version, and that every name referenced
+//! through the slot is declared) and every finding is collected before linking fails. Linking
+//! never copies a [`PreparedModule`]: one prepared module can serve any number of programs and
+//! threads.
+//!
+//! Every module of a program is of one schema: no reference release runs a program that mixes
+//! schema 5 and schema 6 modules, so a module of another schema than the entry's is refused
+//! (`nx-ir-link-schema`, which is ours, not a reference code).
 
 use crate::error::{codes, Diagnostic, IrError, IrResult};
 use crate::image::PreparedModule;
@@ -43,6 +48,7 @@ impl Program {
         let mut modules = vec![entry];
         let mut slots = Vec::new();
         let mut diagnostics = Vec::new();
+        let schema = modules[0].schema();
 
         let mut next = 0;
         while let Some(module) = modules.get(next).cloned() {
@@ -55,7 +61,7 @@ impl Program {
                 };
                 let resolved = match resolved {
                     Some(resolved) => resolved,
-                    None if wanted.identity == PRELUDE_IDENTITY => match prelude::builtin() {
+                    None if wanted.identity == PRELUDE_IDENTITY => match prelude::builtin(schema) {
                         Ok(prelude) => prelude,
                         Err(error) => {
                             diagnostics.extend(error.diagnostics);
@@ -112,6 +118,17 @@ impl Program {
                 let index = match by_identity.get(resolved.identity()) {
                     Some(&index) => index,
                     None => {
+                        if resolved.schema() != schema {
+                            diagnostics.push(Diagnostic::error(
+                                codes::LINK_SCHEMA,
+                                format!(
+                                    "Module '{}' is schema {schema}, but '{}' is schema {}: every module of a program must be one schema.",
+                                    modules[0].identity(),
+                                    resolved.identity(),
+                                    resolved.schema()
+                                ),
+                            ));
+                        }
                         by_identity.insert(Box::from(resolved.identity()), modules.len());
                         modules.push(resolved);
                         modules.len() - 1

@@ -9,10 +9,19 @@
 /// `0xFFFFFFFF`: a missing optional operand.
 pub const NONE: u32 = u32::MAX;
 
-/// Kind numbers of schema 5, by table.
+/// Kind numbers of schemas 5 and 6, by table. Schema 6 only adds: type kind 7, node kinds 26 to
+/// 29, four features and a component declaration's trailing state record reference.
 pub mod kinds {
-    pub const SCHEMA_VERSION: u32 = 5;
+    /// The schema of NX 0.7 images.
+    pub const SCHEMA_5: u32 = 5;
+    /// The schema of NX 0.8 to 0.10 images.
+    pub const SCHEMA_6: u32 = 6;
+    /// The schemas the reader accepts, oldest first.
+    pub const SCHEMAS: [u32; 2] = [SCHEMA_5, SCHEMA_6];
+    /// The newest schema, which the current NX release writes.
+    pub const LATEST_SCHEMA: u32 = SCHEMA_6;
     pub const MAGIC: &[u8; 4] = b"NXIR";
+    /// The same string for both schemas.
     pub const RUNTIME_ABI: &str = "nx-ir-runtime-v2";
     /// The features a schema 5 runtime accepts, in no particular order.
     pub const KNOWN_FEATURES: [&str; 8] = [
@@ -25,7 +34,42 @@ pub mod kinds {
         "ranges-v1",
         "occurrence-v1",
     ];
+    /// The features a schema 6 runtime accepts: schema 5's and the four schema 6 adds.
+    pub const KNOWN_FEATURES_6: [&str; 12] = [
+        "update-records-v1",
+        "property-unions-v1",
+        "update-intrinsics-v1",
+        "action-handlers-v1",
+        "function-values-v1",
+        "function-reference-type-v1",
+        "ranges-v1",
+        "occurrence-v1",
+        CONSTRAINTS_FEATURE,
+        STANDARD_MATH_FEATURE,
+        STANDARD_COLOR_FEATURE,
+        CONDITIONAL_PROPERTIES_FEATURE,
+    ];
     pub const OCCURRENCE_FEATURE: &str = "occurrence-v1";
+    /// Schema 6: constrained types, `check` nodes and interval patterns. No reference release
+    /// refuses a module that uses them without listing it.
+    pub const CONSTRAINTS_FEATURE: &str = "constraints-v1";
+    /// Schema 6: required by a module holding a `standardMath` node.
+    pub const STANDARD_MATH_FEATURE: &str = "standard-math-v1";
+    /// Schema 6: required by a module holding a `standardColor` node.
+    pub const STANDARD_COLOR_FEATURE: &str = "standard-color-v1";
+    /// Schema 6: required by a module whose property lists spread a record ([`SPREAD_PROPERTY`]).
+    pub const CONDITIONAL_PROPERTIES_FEATURE: &str = "conditional-properties-v1";
+    /// Schema 6: the property name that spreads a record's fields into the one being built.
+    pub const SPREAD_PROPERTY: &str = "$spread";
+
+    /// The features a runtime of `schema` accepts (none for a schema it does not read).
+    pub fn known_features(schema: u32) -> &'static [&'static str] {
+        match schema {
+            SCHEMA_5 => &KNOWN_FEATURES,
+            SCHEMA_6 => &KNOWN_FEATURES_6,
+            _ => &[],
+        }
+    }
 
     pub mod section {
         pub const STRINGS: u32 = 0;
@@ -47,6 +91,14 @@ pub mod kinds {
         pub const FUNCTION: u32 = 4;
         pub const SEQ: u32 = 5;
         pub const ANY_FUNCTION: u32 = 6;
+        /// Schema 6: a numeric primitive narrowed to an interval, `[7, base, low, high, flags]`.
+        pub const CONSTRAINED: u32 = 7;
+        /// Flag bit of a constrained type: the low end is excluded.
+        pub const CONSTRAINED_LOW_EXCLUSIVE: u32 = 1;
+        /// Flag bit of a constrained type: the high end is excluded.
+        pub const CONSTRAINED_HIGH_EXCLUSIVE: u32 = 2;
+        /// The primitive names a constrained type's base may have.
+        pub const CONSTRAINABLE: [&str; 5] = ["int", "int32", "int64", "float32", "float64"];
         /// Occurrence bits of a seq type.
         pub const MAY_BE_EMPTY: u32 = 1;
         pub const MAY_HOLD_MANY: u32 = 2;
@@ -86,6 +138,14 @@ pub mod kinds {
         pub const EXISTS: u32 = 23;
         pub const OPTIONAL_MEMBER: u32 = 24;
         pub const COALESCE: u32 = 25;
+        /// Schema 6: `[26, op, [args]]`, an operation of [`super::STANDARD_MATH_OPERATIONS`].
+        pub const STANDARD_MATH: u32 = 26;
+        /// Schema 6: `[27, op, [args]]`, an operation of [`super::STANDARD_COLOR_OPERATIONS`].
+        pub const STANDARD_COLOR: u32 = 27;
+        /// Schema 6: `[28, operand, type, site]`, the operand checked against a constrained type.
+        pub const CHECK: u32 = 28;
+        /// Schema 6: `[29, type]`, an `ifIs` pattern matching a constrained type's interval.
+        pub const INTERVAL: u32 = 29;
     }
 
     pub mod declaration {
@@ -126,6 +186,29 @@ pub mod kinds {
     pub const INTRINSICS: [&str; 4] = ["apply", "merge", "diff", "changed"];
     /// Type names a `text` node may convert from.
     pub const TEXT_TYPE_NAMES: [&str; 6] = ["int", "int32", "int64", "float32", "float64", "boolean"];
+    /// Schema 6: the standard math operations, by code (the `op` cell of a `standardMath` node).
+    pub const STANDARD_MATH_OPERATIONS: [&str; 22] = [
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sqrt", "hypot", "abs", "sign", "min",
+        "max", "clamp", "floor", "ceil", "round", "roundTiesToEven", "trunc", "degreesToRadians",
+        "radiansToDegrees", "lerp",
+    ];
+    /// How many arguments each standard math operation takes, by code.
+    pub const STANDARD_MATH_ARITIES: [u32; 22] =
+        [1, 1, 1, 1, 1, 1, 2, 1, 2, 1, 1, 2, 2, 3, 1, 1, 1, 1, 1, 1, 1, 3];
+    /// Schema 6: the standard colour operations, by code (the `op` cell of a `standardColor`
+    /// node).
+    pub const STANDARD_COLOR_OPERATIONS: [&str; 37] = [
+        "rgb", "rgba", "srgb", "linearRgb", "hsl", "hsv", "hwb", "oklab", "oklch", "parse",
+        "tryParse", "validate", "toHex", "toCss", "toRgb", "toHsl", "toHsv", "toHwb", "toLinearRgb",
+        "toOklab", "toOklch", "withAlpha", "fadeIn", "fadeOut", "lighten", "darken", "saturate",
+        "desaturate", "rotateHue", "complement", "grayscale", "invert", "mix", "composite",
+        "relativeLuminance", "contrastRatio", "bestTextColor",
+    ];
+    /// How many arguments each standard colour operation takes, by code.
+    pub const STANDARD_COLOR_ARITIES: [u32; 37] = [
+        3, 4, 4, 4, 4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,
+        2, 4, 2, 1, 2, 3,
+    ];
     /// Primitive type names runtimes give meaning to.
     pub const PRIMITIVE_NAMES: [&str; 8] =
         ["int", "int32", "int64", "float32", "float64", "string", "boolean", "object"];
@@ -161,6 +244,24 @@ pub enum Type {
     Function { result: u32, params: Vec<TypeParam> },
     Seq { item: u32, occurrence: u32 },
     AnyFunction { result: u32 },
+    /// Schema 6: `base` (a numeric primitive type) narrowed to an interval whose ends index the
+    /// constant table (`None`: open); `flags` holds the exclusive-end bits.
+    Constrained { base: u32, low: Option<u32>, high: Option<u32>, flags: u32 },
+}
+
+impl Type {
+    /// The type kind number.
+    pub fn kind(&self) -> u32 {
+        use kinds::ty as k;
+        match self {
+            Type::Primitive { .. } => k::PRIMITIVE,
+            Type::Nominal(_) => k::NOMINAL,
+            Type::Function { .. } => k::FUNCTION,
+            Type::Seq { .. } => k::SEQ,
+            Type::AnyFunction { .. } => k::ANY_FUNCTION,
+            Type::Constrained { .. } => k::CONSTRAINED,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -225,6 +326,15 @@ pub enum Node {
     Exists { operand: u32 },
     OptionalMember { base: u32, member: u32 },
     Coalesce { left: u32, right: u32 },
+    /// Schema 6: a standard math operation (by code) of its arguments.
+    StandardMath { op: u32, args: Vec<u32> },
+    /// Schema 6: a standard colour operation (by code) of its arguments.
+    StandardColor { op: u32, args: Vec<u32> },
+    /// Schema 6: `operand` checked against the constrained type `ty`; `site` (a string) names
+    /// where, for the failure's message.
+    Check { operand: u32, ty: u32, site: u32 },
+    /// Schema 6: an `ifIs` pattern matching values in the constrained type `ty`'s interval.
+    Interval { ty: u32 },
 }
 
 impl Node {
@@ -257,6 +367,10 @@ impl Node {
             Node::Exists { .. } => k::EXISTS,
             Node::OptionalMember { .. } => k::OPTIONAL_MEMBER,
             Node::Coalesce { .. } => k::COALESCE,
+            Node::StandardMath { .. } => k::STANDARD_MATH,
+            Node::StandardColor { .. } => k::STANDARD_COLOR,
+            Node::Check { .. } => k::CHECK,
+            Node::Interval { .. } => k::INTERVAL,
         }
     }
 }
@@ -297,6 +411,9 @@ pub enum Decl {
         body: Option<u32>,
         flags: u32,
         emits: Vec<Emit>,
+        /// Schema 6: the component's `<Component>.State` record, when the image names one.
+        /// Schema 5 has no such operand.
+        state_record: Option<Ref>,
     },
     Union { name: u32, cases: Vec<UnionCaseDecl>, bases: Vec<Ref>, property_target: Option<Ref> },
     TypeAlias { name: u32 },
@@ -342,6 +459,8 @@ pub struct Debug {
 /// One image, fully decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Module {
+    /// The schema the image is written in: [`kinds::SCHEMA_5`] or [`kinds::SCHEMA_6`].
+    pub schema: u32,
     pub strings: Vec<String>,
     /// String index of the runtime ABI.
     pub abi: u32,

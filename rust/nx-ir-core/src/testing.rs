@@ -13,6 +13,7 @@ use crate::writer::encode;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub mod fuzz;
+pub mod schema6;
 
 /// The values each cell is overwritten with.
 pub const DAMAGE_VALUES: [u32; 4] = [0, 1, 0xFFFF_FFFF, 0x7FFF_FFF0];

@@ -1,9 +1,12 @@
-//! Encodes a [`Module`] as a schema 5 image, the exact inverse of the reader's decoding.
+//! Encodes a [`Module`] as an image of its schema (`module.schema`, 5 or 6), the exact inverse
+//! of the reader's decoding.
 //!
 //! Sections are written in kind order (strings, module, types, constants, nodes, declarations,
 //! then debug when present), packed right after the directory, as the reference emitter does.
 //! The writer does not validate: it writes whatever indices the model holds, so a model that
-//! breaks a rule yields an image the reader refuses (which is how tests build damaged images).
+//! breaks a rule yields an image the reader refuses (which is how tests build damaged images):
+//! schema 6 kinds in a schema 5 model are written with their kind numbers, and a component's
+//! state record is written in a schema 5 model when it holds one.
 
 use crate::model::{
     kinds::{self, section},
@@ -21,7 +24,7 @@ pub fn encode(module: &Module) -> Vec<u8> {
         (section::TYPES, table(&module.types, write_type)),
         (section::CONSTANTS, table(&module.constants, write_constant)),
         (section::NODES, table(&module.nodes, write_node)),
-        (section::DECLARATIONS, table(&module.declarations, write_declaration)),
+        (section::DECLARATIONS, declarations_section(module)),
     ];
     if let Some(debug) = &module.debug {
         sections.push((section::DEBUG, debug_section(debug)));
@@ -31,7 +34,7 @@ pub fn encode(module: &Module) -> Vec<u8> {
     let total = directory_end + sections.iter().map(|(_, bytes)| bytes.len()).sum::<usize>();
     let mut image = Vec::with_capacity(total);
     image.extend_from_slice(kinds::MAGIC);
-    for header in [kinds::SCHEMA_VERSION, total as u32, sections.len() as u32] {
+    for header in [module.schema, total as u32, sections.len() as u32] {
         image.extend_from_slice(&header.to_le_bytes());
     }
     let mut offset = directory_end;
@@ -89,8 +92,17 @@ fn module_section(module: &Module) -> Vec<u32> {
     cells
 }
 
+/// The declarations table: schema 6 ends a component with its state record reference.
+fn declarations_section(module: &Module) -> Vec<u8> {
+    if module.schema >= kinds::SCHEMA_6 {
+        table(&module.declarations, |cells, declaration| write_declaration(cells, declaration, true))
+    } else {
+        table(&module.declarations, |cells, declaration| write_declaration(cells, declaration, false))
+    }
+}
+
 /// Count, `count + 1` cell offsets, then the pool.
-fn table<T>(entries: &[T], write: fn(&mut Cells, &T)) -> Vec<u8> {
+fn table<T>(entries: &[T], write: impl Fn(&mut Cells, &T)) -> Vec<u8> {
     let mut pool = Cells(Vec::new());
     let mut head = Vec::with_capacity(entries.len() + 2);
     head.push(entries.len() as u32);
@@ -180,6 +192,12 @@ fn write_type(cells: &mut Cells, ty: &Type) {
         }
         Type::Seq { item, occurrence } => cells.0.extend([k::SEQ, *item, *occurrence]),
         Type::AnyFunction { result } => cells.0.extend([k::ANY_FUNCTION, *result]),
+        Type::Constrained { base, low, high, flags } => {
+            cells.0.extend([k::CONSTRAINED, *base]);
+            cells.optional(*low);
+            cells.optional(*high);
+            cells.push(*flags);
+        }
     }
 }
 
@@ -263,10 +281,17 @@ fn write_node(cells: &mut Cells, node: &Node) {
         }
         Node::Exists { operand } => cells.push(*operand),
         Node::Coalesce { left, right } => cells.0.extend([*left, *right]),
+        Node::StandardMath { op, args } | Node::StandardColor { op, args } => {
+            cells.push(*op);
+            cells.indices(args);
+        }
+        Node::Check { operand, ty, site } => cells.0.extend([*operand, *ty, *site]),
+        Node::Interval { ty } => cells.push(*ty),
     }
 }
 
-fn write_declaration(cells: &mut Cells, declaration: &Decl) {
+/// One declaration; `state_records`: the schema has a component's trailing state record operand.
+fn write_declaration(cells: &mut Cells, declaration: &Decl, state_records: bool) {
     cells.0.extend([declaration.kind(), declaration.name()]);
     match declaration {
         Decl::Function { params, body, result, result_flags, .. } => {
@@ -285,7 +310,7 @@ fn write_declaration(cells: &mut Cells, declaration: &Decl) {
             cells.push(*is_abstract);
             cells.optional_reference(*update_target);
         }
-        Decl::Component { props, state, body, flags, emits, .. } => {
+        Decl::Component { props, state, body, flags, emits, state_record, .. } => {
             cells.fields(props);
             cells.fields(state);
             cells.optional(*body);
@@ -294,6 +319,9 @@ fn write_declaration(cells: &mut Cells, declaration: &Decl) {
                 cells.push(emit.name);
                 cells.reference(emit.action);
             });
+            if state_records || state_record.is_some() {
+                cells.optional_reference(*state_record);
+            }
         }
         Decl::Union { cases, bases, property_target, .. } => {
             cells.list(cases, |cells, case| {

@@ -32,7 +32,27 @@ fn sweep(model: &Module) {
 
 #[test]
 fn the_prelude_survives_damage() {
-    sweep(&prelude_model().expect("the prelude assembles"));
+    sweep(&prelude_model(5).expect("the prelude assembles"));
+}
+
+/// The schema 6 prelude and samples: every damaged image that prepares is linked and, every
+/// [`EVALUATE_EVERY`]-th, has every function entrypoint called (schema 6 nodes fail coded).
+#[test]
+fn the_schema_6_prelude_and_samples_survive_damage() {
+    sweep(&prelude_model(kinds::SCHEMA_6).expect("the prelude assembles"));
+    let mut figures = Figures::default();
+    let mut phase = 0usize;
+    for (name, _) in nx_ir_core::testing::schema6::SAMPLES {
+        let image = encode(&nx_ir_core::testing::schema6::sample(name));
+        let report = damage_sweep_with(&image, 1, |what, module| {
+            let evaluate = phase == 0;
+            phase = (phase + 1) % EVALUATE_EVERY;
+            link_and_evaluate(module, &HashMap::new(), evaluate, &mut figures, &format!("{name}, {what}"));
+        });
+        assert_eq!(report.refused + report.prepared, report.overwrites, "{name}");
+        assert!(report.refused > 0 && report.prepared > 0, "{name}: {report:?}");
+    }
+    assert!(figures.linked > 0 && figures.calls > 0, "{figures:?}");
 }
 
 #[test]

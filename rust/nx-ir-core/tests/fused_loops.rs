@@ -40,7 +40,7 @@ fn program() -> CompiledProgram {
         text.push_str(&format!("\nfunction {name}Indexed(s: int, n: int, k: int) =\n  for i, at in {range} yield\n    {body}\n"));
     }
     let module = assemble(&text, &AssembleOptions::default()).expect("assembles");
-    let prelude = nx_ir_core::prelude::prelude_model().expect("the prelude assembles");
+    let prelude = nx_ir_core::prelude::prelude_model(module.schema).expect("the prelude assembles");
     let linked = ModelProgram::link(vec![module, prelude]).expect("links");
     CompiledProgram::compile(&linked).expect("compiles")
 }

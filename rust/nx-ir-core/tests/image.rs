@@ -33,7 +33,7 @@ fn assert_malformed(error: &IrError, needle: &str) {
 
 #[test]
 fn the_prelude_encodes_to_the_reference_image() {
-    let image = encode(&prelude_model().expect("the prelude assembles"));
+    let image = encode(&prelude_model(5).expect("the prelude assembles"));
     assert_eq!(image.len(), 604);
     assert_eq!(
         format!("{:x}", Sha256::digest(&image)),
@@ -56,7 +56,7 @@ fn the_prelude_encodes_to_the_reference_image() {
 
 #[test]
 fn the_prelude_reads_back() {
-    let model = prelude_model().expect("the prelude assembles");
+    let model = prelude_model(5).expect("the prelude assembles");
     let module = PreparedModule::from_vec(encode(&model)).unwrap();
     assert_eq!(module.to_model(), model);
     assert_eq!(module.identity(), "@nx/prelude.nx");
@@ -154,7 +154,7 @@ fn what_is_not_an_image_is_refused_as_such() {
 
 #[test]
 fn a_header_cut_short_is_malformed() {
-    let image = encode(&prelude_model().expect("the prelude assembles"));
+    let image = encode(&prelude_model(5).expect("the prelude assembles"));
     for len in [4, 8, 12, 15] {
         let error = refuse(&image[..len]);
         assert_eq!(error.code(), codes::MALFORMED);
@@ -164,11 +164,11 @@ fn a_header_cut_short_is_malformed() {
 
 #[test]
 fn another_schema_version_is_refused_naming_both() {
-    let mut image = encode(&prelude_model().expect("the prelude assembles"));
+    let mut image = encode(&prelude_model(5).expect("the prelude assembles"));
     set_cell(&mut image, 4, 3);
     let error = refuse(&image);
     assert_eq!(error.code(), codes::SCHEMA_VERSION);
-    assert_eq!(error.message(), "NX IR schema version 3 is not supported; this runtime reads schema version 5.");
+    assert_eq!(error.message(), "NX IR schema version 3 is not supported; this runtime reads schema versions 5 and 6.");
     set_cell(&mut image, 4, 99);
     // Nothing after the header is read: a broken directory does not matter.
     set_cell(&mut image, 12, 0xFFFF_FFFF);
@@ -179,7 +179,7 @@ fn another_schema_version_is_refused_naming_both() {
 
 #[test]
 fn the_total_length_must_be_the_buffer_length() {
-    let image = encode(&prelude_model().expect("the prelude assembles"));
+    let image = encode(&prelude_model(5).expect("the prelude assembles"));
     let mut longer = image.clone();
     set_cell(&mut longer, 8, 608);
     assert_malformed(&refuse(&longer), "608");
@@ -217,7 +217,7 @@ fn an_unknown_section_is_skipped() {
 
 #[test]
 fn directory_entries_are_checked() {
-    let image = encode(&prelude_model().expect("the prelude assembles"));
+    let image = encode(&prelude_model(5).expect("the prelude assembles"));
     let with = |at: usize, value: u32| {
         let mut damaged = image.clone();
         set_cell(&mut damaged, at, value);
@@ -287,7 +287,7 @@ fn cell_tables_are_checked() {
 
 #[test]
 fn the_module_section_is_checked() {
-    let image = encode(&prelude_model().expect("the prelude assembles"));
+    let image = encode(&prelude_model(5).expect("the prelude assembles"));
     let with = |cell_index: usize, value: u32| {
         let mut damaged = image.clone();
         set_cell(&mut damaged, module_cell(&image, cell_index), value);
@@ -302,7 +302,7 @@ fn the_module_section_is_checked() {
     assert_malformed(&with(6, NONE), "module version string index");
     assert_malformed(&with(10, 1), "the component entrypoint list of 1 entries does not fit");
 
-    let mut model = prelude_model().expect("the prelude assembles");
+    let mut model = prelude_model(5).expect("the prelude assembles");
     model.function_entrypoints = vec![3];
     assert_malformed(&refuse_model(&model), "function entrypoint declaration index 3 is out of range");
 

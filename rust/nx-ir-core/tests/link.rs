@@ -128,9 +128,9 @@ fn the_built_in_prelude_is_served() {
     let program = Program::prepare_self_contained(prepared(&range_user("1"))).unwrap();
     let identities: Vec<&str> = program.modules().iter().map(|m| m.identity()).collect();
     assert_eq!(identities, ["ranges.nx", PRELUDE_IDENTITY]);
-    let prelude = builtin().unwrap();
+    let prelude = builtin(5).unwrap();
     assert!(Arc::ptr_eq(program.module(PRELUDE_IDENTITY).unwrap(), &prelude), "prepared once, shared");
-    assert!(Arc::ptr_eq(&builtin().unwrap(), &prelude));
+    assert!(Arc::ptr_eq(&builtin(5).unwrap(), &prelude));
     assert_eq!(program.resolve_slot(0, 1), Some(1));
 
     // The built-in prelude is version-checked like any module.
@@ -140,7 +140,7 @@ fn the_built_in_prelude_is_served() {
 
 #[test]
 fn a_host_prelude_is_version_checked() {
-    let mut host = prelude_model().expect("the prelude assembles");
+    let mut host = prelude_model(5).expect("the prelude assembles");
     let version = host.modules[0].version as usize;
     host.strings[version] = "host-prelude".to_string();
     let host = prepared(&host);

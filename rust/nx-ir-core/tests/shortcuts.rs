@@ -83,7 +83,7 @@ const ENTRIES: [&str; 11] =
 fn programs() -> (CompiledProgram, CompiledProgram) {
     let compile = || {
         let module = assemble(PROGRAM, &AssembleOptions::default()).expect("assembles");
-        let prelude = nx_ir_core::prelude::prelude_model().expect("the prelude assembles");
+        let prelude = nx_ir_core::prelude::prelude_model(module.schema).expect("the prelude assembles");
         let linked = ModelProgram::link(vec![module, prelude]).expect("links");
         CompiledProgram::compile(&linked).expect("compiles")
     };

@@ -27,6 +27,7 @@ fn prelude_text_assembles_to_the_reference_prelude_image() {
     let options = AssembleOptions {
         source: None,
         version: "1".to_string(),
+        schema: 5,
     };
     let image = assemble_image(PRELUDE_TEXT, &options).expect("the prelude text assembles");
     assert_eq!(image.len(), 604);
@@ -59,7 +60,11 @@ fn snippet_text_assembles_to_the_documented_image_layout() {
     let read = |file: &str| std::fs::read_to_string(expected.join(file)).expect("snippet text");
     let text = read("input.nx.stripped.nxir.txt");
     let catalog = read("drawnui.nx.stripped.nxir.txt");
-    let image = assemble_image_with_links(&text, &AssembleOptions::default(), &[&catalog])
+    let options = AssembleOptions {
+        schema: 5,
+        ..AssembleOptions::default()
+    };
+    let image = assemble_image_with_links(&text, &options, &[&catalog])
         .expect("the snippet text assembles");
     assert_eq!(image.len(), 848);
     assert_eq!(
@@ -97,7 +102,7 @@ fn snippet_text_assembles_to_the_documented_image_layout() {
     );
     // The same layout without the catalog's text: its components are guessed from their names.
     assert_eq!(
-        assemble_image(&text, &AssembleOptions::default()).expect("assembles"),
+        assemble_image(&text, &options).expect("assembles"),
         image
     );
 }

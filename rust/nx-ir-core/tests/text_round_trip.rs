@@ -67,6 +67,7 @@ fn kinds_in(model: &Module, into: &mut BTreeSet<String>) {
             Type::Function { .. } => 4,
             Type::Seq { .. } => 5,
             Type::AnyFunction { .. } => 6,
+            Type::Constrained { .. } => 7,
         };
         format!("type:{kind}")
     }));

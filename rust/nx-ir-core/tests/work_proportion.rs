@@ -75,7 +75,7 @@ const WORK_PER_UNIT: u64 = 48;
 
 fn program() -> CompiledProgram {
     let module = assemble(ADVERSARY, &AssembleOptions::default()).expect("assembles");
-    let prelude = nx_ir_core::prelude::prelude_model().expect("the prelude assembles");
+    let prelude = nx_ir_core::prelude::prelude_model(module.schema).expect("the prelude assembles");
     let linked = ModelProgram::link(vec![module, prelude]).expect("links");
     CompiledProgram::compile(&linked).expect("compiles")
 }

@@ -118,6 +118,12 @@ impl<'t> Cursor<'t> {
             .is_some_and(|next| next.starts_with(text))
     }
 
+    /// The next line's text after its indentation, when it is indented by exactly `indent`.
+    pub fn next_line_content(&self, indent: usize) -> Option<&'t str> {
+        let next = self.lines.get(self.line + 1)?;
+        (indentation(next) == indent).then(|| &next[indent..])
+    }
+
     /// Whether the next line is `content` at `indent`.
     pub fn next_line_is(&self, indent: usize, content: &str) -> bool {
         self.lines

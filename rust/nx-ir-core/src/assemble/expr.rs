@@ -80,7 +80,12 @@ impl Parser<'_> {
             rest.strip_prefix(word)
                 .is_some_and(|after| !after.starts_with(is_name_char))
         };
-        let kind = if rest.starts_with('(') {
+        let kind = if ["in ", ">= ", "> ", "<= ", "< "]
+            .iter()
+            .any(|op| rest.starts_with(op))
+        {
+            ExprKind::Interval(self.interval(false)?)
+        } else if rest.starts_with('(') {
             self.group(base)?
         } else if rest.starts_with('[') {
             self.list(base)?
@@ -130,9 +135,13 @@ impl Parser<'_> {
         Ok(Expr { at, kind })
     }
 
-    /// `(lhs op rhs)` on one line, or `(`, lhs, op, rhs and `)` on lines of their own.
+    /// `(lhs op rhs)` on one line, or `(`, lhs, op, rhs and `)` on lines of their own; or a
+    /// check written the same two ways.
     fn group(&mut self, base: usize) -> ParseResult<ExprKind> {
         self.cur.expect("(")?;
+        if let Some(check) = self.check(base)? {
+            return Ok(check);
+        }
         let (lhs, op_at, op, rhs) = if self.cur.at_eol() {
             self.cur.newline(base + 2)?;
             let lhs = self.expr(base + 2)?;
@@ -164,6 +173,54 @@ impl Parser<'_> {
             }),
             None => Err(error_at(op_at, format!("`{op}` is not a binary operator"))),
         }
+    }
+
+    /// After `(`: `check site: operand as type)` on one line, or `check site:`, the operand and
+    /// `as type` on lines of their own and `)`; `None` (nothing read) for anything else. The
+    /// site runs to the first `: ` on one line, to the line's final `:` on its own line; a
+    /// binary operation whose left operand is named `check` is not a check.
+    fn check(&mut self, base: usize) -> ParseResult<Option<ExprKind>> {
+        let (site, operand) = if self.cur.at_eol() {
+            let site = self
+                .cur
+                .next_line_content(base + 2)
+                .and_then(|line| line.strip_prefix("check "))
+                .and_then(|line| line.strip_suffix(':'));
+            let Some(site) = site else { return Ok(None) };
+            self.cur.newline(base + 2)?;
+            self.cur.take(6 + site.len() + 1);
+            self.cur.newline(base + 2)?;
+            let operand = self.expr(base + 2)?;
+            self.cur.newline(base + 2)?;
+            self.cur.expect("as ")?;
+            (site, operand)
+        } else {
+            let Some(rest) = self.cur.rest().strip_prefix("check ") else {
+                return Ok(None);
+            };
+            let first_word = rest.split(' ').next().unwrap_or("");
+            let binary = rest.len() > first_word.len()
+                && (first_word == "??" || kinds::BINARY_OPERATORS.contains(&first_word));
+            let Some(length) = rest.find(": ").filter(|_| !binary) else {
+                return Ok(None);
+            };
+            self.cur.take(6);
+            let site = self.cur.take(length);
+            self.cur.take(2);
+            let operand = self.expr(base)?;
+            self.cur.expect(" as ")?;
+            (site, operand)
+        };
+        let ty = self.ty()?;
+        if self.cur.at_eol() {
+            self.cur.newline(base)?;
+        }
+        self.cur.expect(")")?;
+        Ok(Some(ExprKind::Check {
+            site: site.to_string(),
+            operand: Box::new(operand),
+            ty,
+        }))
     }
 
     /// `[a, b]` on one line, or `[`, the items and `]` on lines of their own.
@@ -410,7 +467,7 @@ impl Parser<'_> {
         })
     }
 
-    fn number(&mut self) -> ParseResult<ExprKind> {
+    pub(super) fn number(&mut self) -> ParseResult<ExprKind> {
         let at = self.cur.pos();
         let rest = self.cur.rest();
         let sign = usize::from(rest.starts_with('-'));

@@ -20,14 +20,14 @@ mod syntax;
 mod types;
 
 use crate::error::{codes, IrError, IrResult};
-use crate::model::Module;
+use crate::model::{kinds, Module};
 use facts::ModuleFacts;
 use std::collections::HashMap;
 
 pub use crate::prelude::PRELUDE_TEXT;
 
 /// What the text does not carry.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssembleOptions {
     /// The module's source. With it the image gets a debug section: the text's declaration
     /// spans (`@line:column-line:column`, columns in characters) become byte offsets into it.
@@ -35,6 +35,26 @@ pub struct AssembleOptions {
     pub source: Option<String>,
     /// The module's own version (module-table slot 0), which the text does not show.
     pub version: String,
+    /// The schema to write, [`kinds::SCHEMA_5`] or [`kinds::SCHEMA_6`]: the text does not say
+    /// (`nxlang ir explain` writes both the same way). Assembled as schema 5, a text that uses
+    /// what schema 6 added (a constrained type, `check`, an interval pattern, `math.*` and
+    /// `color.*` operations, a spread, a component's state record) is refused, naming it.
+    ///
+    /// The default is schema 6, what the current NX release (0.10) writes, so new text
+    /// assembles to what that release would run. Text explained from an NX 0.7 image, and
+    /// anything compared with the 0.7 runtime (the conformance corpus' counts), says
+    /// `schema: 5`.
+    pub schema: u32,
+}
+
+impl Default for AssembleOptions {
+    fn default() -> Self {
+        AssembleOptions {
+            source: None,
+            version: String::new(),
+            schema: kinds::LATEST_SCHEMA,
+        }
+    }
 }
 
 /// Builds the model of the image `text` explains.
@@ -54,6 +74,15 @@ pub fn assemble_with_links(
     options: &AssembleOptions,
     linked: &[&str],
 ) -> IrResult<Module> {
+    if !kinds::SCHEMAS.contains(&options.schema) {
+        return Err(IrError::new(
+            codes::ASSEMBLE,
+            format!(
+                "schema {} is not one the assembler writes (5 or 6)",
+                options.schema
+            ),
+        ));
+    }
     let module = parser::parse_module(text)?;
     if options.source.is_none() {
         if let Some(span) = module.declarations.iter().find_map(|d| d.span) {
@@ -82,7 +111,7 @@ pub fn assemble_with_links(
         linked_facts.insert(identity.to_string(), ModuleFacts::of(&linked_module));
     }
     let own = ModuleFacts::of(&module);
-    emit::Emitter::new(&module, &own, &linked_facts)
+    emit::Emitter::new(options.schema, &module, &own, &linked_facts)
         .module(&options.version, options.source.as_deref())
 }
 

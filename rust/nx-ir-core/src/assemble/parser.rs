@@ -333,6 +333,11 @@ impl<'t> Parser<'t> {
         if self.cur.eat(" external") {
             component_flags |= flags::COMPONENT_EXTERNAL;
         }
+        let state_record = if self.cur.eat(" state ") {
+            Some(self.reference_token()?)
+        } else {
+            None
+        };
         let span = self.span()?;
         self.cur.expect_eol()?;
         let mut sections = [Vec::new(), Vec::new()];
@@ -365,6 +370,7 @@ impl<'t> Parser<'t> {
         Ok((
             DeclKind::Component {
                 flags: component_flags,
+                state_record,
                 props,
                 state,
                 emits,

@@ -34,6 +34,31 @@ pub(super) enum TypeSyntax {
         result: Box<TypeSyntax>,
     },
     AnyFunction(Box<TypeSyntax>),
+    /// Schema 6: `base where interval`.
+    Constrained {
+        base: Box<TypeSyntax>,
+        interval: IntervalSyntax,
+        at: Pos,
+    },
+}
+
+/// A number as a constant spells it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum NumberSyntax {
+    Int(i64),
+    /// An integer outside ±(2^53 − 1), as its decimal digits.
+    BigInt(String),
+    Float(f64),
+}
+
+/// A constrained type's interval: `in A..=B`, `in A..B`, `>= A`, `> A`, `<= B`, `< B`, or a low
+/// and a high term joined by ` && `. `None` is an open end.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct IntervalSyntax {
+    pub low: Option<NumberSyntax>,
+    pub high: Option<NumberSyntax>,
+    pub low_exclusive: bool,
+    pub high_exclusive: bool,
 }
 
 /// A parameter of a function type; `ty` is as written, the declared type for an optional one.
@@ -109,12 +134,21 @@ pub(super) enum ExprKind {
     },
     Exists(Box<Expr>),
     /// `<name props>content</name>`: a record, union case, element, component or call by name.
+    /// A spread property is written (and kept) with the key `...`.
     Construct {
         name: Name,
         tag: String,
         props: Vec<(String, Expr)>,
         content: Vec<Expr>,
     },
+    /// Schema 6: `(check site: operand as type)`.
+    Check {
+        site: String,
+        operand: Box<Expr>,
+        ty: TypeSyntax,
+    },
+    /// Schema 6: an interval pattern of an `ifIs` arm.
+    Interval(IntervalSyntax),
     Handler {
         component: Name,
         emit: String,
@@ -170,6 +204,8 @@ pub(super) enum DeclKind {
     },
     Component {
         flags: u32,
+        /// Schema 6: ` state Name` on the header line.
+        state_record: Option<Name>,
         props: Vec<FieldSyntax>,
         state: Vec<FieldSyntax>,
         emits: Vec<(String, Name)>,

@@ -135,6 +135,7 @@ fn every_kind_and_multi_line_form_round_trips() {
             Type::Function { .. } => kinds::ty::FUNCTION,
             Type::Seq { .. } => kinds::ty::SEQ,
             Type::AnyFunction { .. } => kinds::ty::ANY_FUNCTION,
+            Type::Constrained { .. } => kinds::ty::CONSTRAINED,
         })
         .collect();
     type_kinds.sort_unstable();
@@ -198,6 +199,7 @@ fn spans_become_byte_offsets_in_the_source() {
     let options = AssembleOptions {
         source: Some(source.to_string()),
         version: "7".into(),
+        schema: 5,
     };
     let model = round_trip(text, &options);
     let debug = model.debug.as_ref().expect("a debug section");
@@ -288,6 +290,7 @@ fn a_span_outside_the_source_is_an_error() {
     let options = AssembleOptions {
         source: Some("x\n".into()),
         version: String::new(),
+        schema: 5,
     };
     let error = assemble(text, &options).expect_err("refused");
     assert!(error

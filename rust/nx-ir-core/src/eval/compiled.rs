@@ -93,6 +93,10 @@ pub(crate) enum CNode {
     Text { operand: u32, form: TextForm },
     Exists(u32),
     Coalesce { left: u32, right: u32 },
+    /// A schema 6 construct this build reads but does not evaluate: fails `nx-ir-unsupported`
+    /// naming it when evaluated.
+    // schema 6 evaluation: follows in the evaluator task
+    Unevaluated(&'static str),
 }
 
 #[derive(Debug, Clone)]
@@ -488,6 +492,13 @@ impl ModuleCompiler<'_> {
                     may_be_empty: occurrence & kinds::ty::MAY_BE_EMPTY != 0,
                     may_be_many: occurrence & kinds::ty::MAY_HOLD_MANY != 0,
                 },
+                // schema 6 evaluation: follows in the evaluator task. A constrained type is its
+                // base primitive here (an earlier type: the reader checked both); its interval
+                // is not checked yet.
+                Type::Constrained { base, .. } => match types.get(*base as usize) {
+                    Some(base @ CType::Prim(_)) => base.clone(),
+                    _ => CType::Prim(Prim::Unknown(self.names.intern("constrained"))),
+                },
             });
         }
         let mut nodes = Vec::with_capacity(module.nodes.len());
@@ -588,6 +599,23 @@ impl ModuleCompiler<'_> {
 
     fn node(&mut self, node: &Node) -> CNode {
         let module = self.module;
+        // schema 6 evaluation: follows in the evaluator task. A property list that spreads a
+        // record is not evaluated yet.
+        let spreads = |props: &[model::Prop]| {
+            module.schema >= kinds::SCHEMA_6 && props.iter().any(|p| module.string(p.name) == kinds::SPREAD_PROPERTY)
+        };
+        match node {
+            Node::Record { props, .. }
+            | Node::UnionCase { props, .. }
+            | Node::Element { props, .. }
+            | Node::Component { props, .. }
+            | Node::NamedCall { args: props, .. }
+                if spreads(props) =>
+            {
+                return CNode::Unevaluated("A property spread (`...`)");
+            }
+            _ => {}
+        }
         match node {
             Node::Bool { value } => CNode::Bool(*value != 0),
             Node::String { value } => CNode::Str(self.names.literal(self.module.string(*value))),
@@ -687,6 +715,11 @@ impl ModuleCompiler<'_> {
             Node::NamedCall { callee, args } => CNode::NamedCall { callee: *callee, args: self.props(args) },
             Node::Exists { operand } => CNode::Exists(*operand),
             Node::Coalesce { left, right } => CNode::Coalesce { left: *left, right: *right },
+            // schema 6 evaluation: follows in the evaluator task
+            Node::StandardMath { .. } => CNode::Unevaluated("A standard math operation (`math.*`)"),
+            Node::StandardColor { .. } => CNode::Unevaluated("A standard colour operation (`color.*`)"),
+            Node::Check { .. } => CNode::Unevaluated("A constraint check (`check`)"),
+            Node::Interval { .. } => CNode::Unevaluated("An interval pattern"),
         }
     }
 }

@@ -395,6 +395,10 @@ impl<'p> Machine<'p> {
             CNode::Float(f) => Ok(Value::Float(*f)),
             CNode::Str(s) => Ok(Value::Str(s.clone())),
             CNode::BadLiteral(message) => self.fail(cx, index, codes::MALFORMED, message.to_string()),
+            // schema 6 evaluation: follows in the evaluator task
+            CNode::Unevaluated(what) => {
+                self.fail(cx, index, codes::UNSUPPORTED, format!("{what} is not evaluated by this version of nx-agent."))
+            }
             CNode::Slot { slot, name } => match frame.get(*slot as usize) {
                 Some(Some(value)) => Ok(value.clone()),
                 _ => self.fail(cx, index, codes::SLOT, format!("Local slot '{name}' was not bound.")),

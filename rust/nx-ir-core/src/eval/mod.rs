@@ -1,4 +1,7 @@
-//! The metered evaluator of NX IR schema 5 (ir-format §4–§7).
+//! The metered evaluator of NX IR schema 5 (ir-format §4–§7). A schema 6 image evaluates as
+//! schema 5 does, but for what schema 6 added: its math, colour, `check` and interval nodes and
+//! property spreads fail `nx-ir-unsupported`, and a constrained type is its base (see
+//! `compiled.rs`, "schema 6 evaluation").
 //!
 //! A linked program is compiled once into a [`CompiledProgram`] (node arena with resolved
 //! references, decoded constants, interned names, typed declarations); each call then runs one

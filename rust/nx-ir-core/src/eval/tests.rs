@@ -13,6 +13,7 @@ impl Builder {
     fn new(identity: &str) -> Self {
         let mut b = Builder {
             module: Module {
+                schema: 5,
                 strings: Vec::new(),
                 abi: 0,
                 features: Vec::new(),
@@ -98,7 +99,10 @@ impl Builder {
     }
 
     fn program(self) -> CompiledProgram {
-        let linked = ModelProgram::link(vec![self.module, crate::prelude::prelude_model().expect("the prelude assembles")]).expect("links");
+        let linked = ModelProgram::link({
+            let prelude = crate::prelude::prelude_model(self.module.schema).expect("the prelude assembles");
+            vec![self.module, prelude]
+        }).expect("links");
         CompiledProgram::compile(&linked).expect("compiles")
     }
 }

@@ -142,11 +142,13 @@ impl<'m> Explainer<'m> {
                 let suffix = occurrence_suffix(*occurrence)
                     .ok_or_else(|| malformed(format!("unknown occurrence {occurrence}")))?;
                 let item_text = self.ty_at_depth(*item, depth)?;
-                let callable = matches!(
+                // A suffix after a function type would bind to its result, and one after a
+                // constrained type to its last bound.
+                let parenthesized = matches!(
                     self.type_entry(*item)?,
-                    Type::Function { .. } | Type::AnyFunction { .. }
+                    Type::Function { .. } | Type::AnyFunction { .. } | Type::Constrained { .. }
                 );
-                if callable {
+                if parenthesized {
                     format!("({item_text}){suffix}")
                 } else {
                     format!("{item_text}{suffix}")
@@ -176,7 +178,47 @@ impl<'m> Explainer<'m> {
             Type::AnyFunction { result } => {
                 format!("<function ... />: {}", self.ty_at_depth(*result, depth)?)
             }
+            Type::Constrained { base, .. } => format!(
+                "{} where {}",
+                self.ty_at_depth(*base, depth)?,
+                self.interval(index)?
+            ),
         })
+    }
+
+    /// The interval of constrained type `index` as the constraint is written: `in A..=B` or
+    /// `in A..B` when the low end is included and both are given, else `>= A`/`> A` and
+    /// `<= B`/`< B` joined by ` && ` (nothing at all when both ends are open).
+    fn interval(&self, index: u32) -> IrResult<String> {
+        let &Type::Constrained {
+            low, high, flags, ..
+        } = self.type_entry(index)?
+        else {
+            return Err(malformed(format!("type {index} is not a constrained type")));
+        };
+        let low_exclusive = flags & kinds::ty::CONSTRAINED_LOW_EXCLUSIVE != 0;
+        let high_op = if flags & kinds::ty::CONSTRAINED_HIGH_EXCLUSIVE != 0 {
+            "<"
+        } else {
+            "<="
+        };
+        if let (Some(low), Some(high), false) = (low, high, low_exclusive) {
+            let range = if high_op == "<" { ".." } else { "..=" };
+            return Ok(format!(
+                "in {}{range}{}",
+                self.constant(low)?,
+                self.constant(high)?
+            ));
+        }
+        let mut terms = Vec::new();
+        if let Some(low) = low {
+            let op = if low_exclusive { ">" } else { ">=" };
+            terms.push(format!("{op} {}", self.constant(low)?));
+        }
+        if let Some(high) = high {
+            terms.push(format!("{high_op} {}", self.constant(high)?));
+        }
+        Ok(terms.join(" && "))
     }
 
     /// `: T` for a declared type, nothing without one.
@@ -252,6 +294,7 @@ impl<'m> Explainer<'m> {
                 body,
                 flags,
                 emits,
+                state_record,
                 ..
             } => {
                 let mut head = format!("component {name}");
@@ -261,6 +304,7 @@ impl<'m> Explainer<'m> {
                 if flags & kinds::flags::COMPONENT_EXTERNAL != 0 {
                     head.push_str(" external");
                 }
+                head.push_str(&self.labelled("state", *state_record)?);
                 lines.push(format!("{head}{span}"));
                 for (label, fields) in [("props", props), ("state", state)] {
                     let fields = self.fields(fields)?;

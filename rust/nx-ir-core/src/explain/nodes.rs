@@ -193,10 +193,37 @@ impl Explainer<'_> {
                 lines.extend(indent(render(*body)?));
                 lines
             }
+            Node::StandardMath { op, args } => {
+                let name = operator_name(
+                    &kinds::STANDARD_MATH_OPERATIONS,
+                    *op,
+                    "standard math operation",
+                )?;
+                call(&format!("math.{name}"), self.nodes(args, depth)?)
+            }
+            Node::StandardColor { op, args } => {
+                let name = operator_name(
+                    &kinds::STANDARD_COLOR_OPERATIONS,
+                    *op,
+                    "standard colour operation",
+                )?;
+                call(&format!("color.{name}"), self.nodes(args, depth)?)
+            }
+            Node::Check { operand, ty, site } => group(
+                vec![
+                    vec![format!("check {}:", self.string(*site)?)],
+                    render(*operand)?,
+                    vec![format!("as {}", self.ty(*ty)?)],
+                ],
+                "(",
+                " ",
+                ")",
+            ),
+            Node::Interval { ty } => vec![self.interval(*ty)?],
         })
     }
 
-    fn constant(&self, index: u32) -> IrResult<String> {
+    pub(super) fn constant(&self, index: u32) -> IrResult<String> {
         let constant = self
             .module
             .constants
@@ -221,7 +248,10 @@ impl Explainer<'_> {
         let mut head = format!("<{name}");
         let mut trailing = Lines::new();
         for prop in props {
-            let key = self.string(prop.name)?;
+            let key = match self.string(prop.name)? {
+                kinds::SPREAD_PROPERTY => "...",
+                key => key,
+            };
             let value = self.node_at_depth(prop.value, depth)?;
             if let [single] = value.as_slice() {
                 head.push_str(&format!(" {key}={single}"));

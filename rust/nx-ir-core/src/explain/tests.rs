@@ -5,6 +5,7 @@ use crate::model::{Constant, ModuleEntry, Node};
 fn module_with(nodes: Vec<Node>) -> Module {
     let init = nodes.len().saturating_sub(1) as u32;
     Module {
+        schema: 5,
         strings: vec![
             "v".into(),
             "m.nx".into(),

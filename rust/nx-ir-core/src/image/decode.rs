@@ -128,12 +128,19 @@ pub(crate) struct Checks {
 pub(crate) struct Reader<'a, 'c> {
     cells: &'a [u8],
     at: usize,
+    /// The image's schema, which says which kinds and operands exist.
+    schema: u32,
     checks: Option<&'c mut Checks>,
 }
 
 impl<'a, 'c> Reader<'a, 'c> {
-    fn new(cells: &'a [u8], checks: Option<&'c mut Checks>) -> Self {
-        Reader { cells, at: 0, checks }
+    fn new(cells: &'a [u8], schema: u32, checks: Option<&'c mut Checks>) -> Self {
+        Reader { cells, at: 0, schema, checks }
+    }
+
+    /// Whether the image is schema 6, whose kinds and operands schema 5 does not have.
+    fn schema_6(&self) -> bool {
+        self.schema >= kinds::SCHEMA_6
     }
 
     fn remaining(&self) -> usize {
@@ -297,16 +304,16 @@ fn unassigned(kind: u32, retired: &[u32]) -> EntryError {
     }
 }
 
-/// Decodes one whole entry, which must end where its layout does.
-fn entry<T>(cells: &[u8], checks: Option<&mut Checks>, decode: fn(&mut Reader) -> Result<T>) -> Result<T> {
-    let mut reader = Reader::new(cells, checks);
+/// Decodes one whole entry of a `schema` image, which must end where its layout does.
+fn entry<T>(cells: &[u8], schema: u32, checks: Option<&mut Checks>, decode: fn(&mut Reader) -> Result<T>) -> Result<T> {
+    let mut reader = Reader::new(cells, schema, checks);
     let value = decode(&mut reader)?;
     reader.finish()?;
     Ok(value)
 }
 
-pub(crate) fn decode_type(cells: &[u8], checks: Option<&mut Checks>) -> Result<Type> {
-    entry(cells, checks, |r| {
+pub(crate) fn decode_type(cells: &[u8], schema: u32, checks: Option<&mut Checks>) -> Result<Type> {
+    entry(cells, schema, checks, |r| {
         use kinds::ty as k;
         Ok(match r.cell()? {
             k::PRIMITIVE => Type::Primitive { name: r.string()? },
@@ -317,13 +324,19 @@ pub(crate) fn decode_type(cells: &[u8], checks: Option<&mut Checks>) -> Result<T
             },
             k::SEQ => Type::Seq { item: r.ty()?, occurrence: r.cell()? },
             k::ANY_FUNCTION => Type::AnyFunction { result: r.ty()? },
+            k::CONSTRAINED if r.schema_6() => Type::Constrained {
+                base: r.ty()?,
+                low: r.optional(Index::Constant)?,
+                high: r.optional(Index::Constant)?,
+                flags: r.cell()?,
+            },
             kind => return Err(unassigned(kind, &[k::ARRAY, k::NULLABLE])),
         })
     })
 }
 
-pub(crate) fn decode_constant(cells: &[u8], checks: Option<&mut Checks>) -> Result<Constant> {
-    entry(cells, checks, |r| {
+pub(crate) fn decode_constant(cells: &[u8], schema: u32, checks: Option<&mut Checks>) -> Result<Constant> {
+    entry(cells, schema, checks, |r| {
         use kinds::constant as k;
         Ok(match r.cell()? {
             k::INT => Constant::Int(r.wide()? as i64),
@@ -334,8 +347,8 @@ pub(crate) fn decode_constant(cells: &[u8], checks: Option<&mut Checks>) -> Resu
     })
 }
 
-pub(crate) fn decode_node(cells: &[u8], checks: Option<&mut Checks>) -> Result<Node> {
-    entry(cells, checks, |r| {
+pub(crate) fn decode_node(cells: &[u8], schema: u32, checks: Option<&mut Checks>) -> Result<Node> {
+    entry(cells, schema, checks, |r| {
         use kinds::node as k;
         Ok(match r.cell()? {
             k::BOOL => Node::Bool { value: r.cell()? },
@@ -384,13 +397,21 @@ pub(crate) fn decode_node(cells: &[u8], checks: Option<&mut Checks>) -> Result<N
             k::EXISTS => Node::Exists { operand: r.node()? },
             k::OPTIONAL_MEMBER => Node::OptionalMember { base: r.node()?, member: r.string()? },
             k::COALESCE => Node::Coalesce { left: r.node()?, right: r.node()? },
+            k::STANDARD_MATH if r.schema_6() => Node::StandardMath {
+                op: r.code(&kinds::STANDARD_MATH_OPERATIONS, "standard math operation")?,
+                args: r.nodes()?,
+            },
+            // The operation is checked with the arity, after the entry (as the reference does).
+            k::STANDARD_COLOR if r.schema_6() => Node::StandardColor { op: r.cell()?, args: r.nodes()? },
+            k::CHECK if r.schema_6() => Node::Check { operand: r.node()?, ty: r.ty()?, site: r.string()? },
+            k::INTERVAL if r.schema_6() => Node::Interval { ty: r.ty()? },
             kind => return Err(unassigned(kind, &[k::NULL])),
         })
     })
 }
 
-pub(crate) fn decode_declaration(cells: &[u8], checks: Option<&mut Checks>) -> Result<Decl> {
-    entry(cells, checks, |r| {
+pub(crate) fn decode_declaration(cells: &[u8], schema: u32, checks: Option<&mut Checks>) -> Result<Decl> {
+    entry(cells, schema, checks, |r| {
         use kinds::declaration as k;
         let kind = r.cell()?;
         if kind > k::TYPE_ALIAS {
@@ -420,6 +441,7 @@ pub(crate) fn decode_declaration(cells: &[u8], checks: Option<&mut Checks>) -> R
                 body: r.optional(Index::Node)?,
                 flags: r.cell()?,
                 emits: r.list(|r| Ok(Emit { name: r.string()?, action: r.reference()? }))?,
+                state_record: if r.schema_6() { r.optional_reference()? } else { None },
             },
             k::UNION => Decl::Union {
                 name,

@@ -150,6 +150,8 @@ impl Section {
 
 /// The sections the directory lists, by kind; kinds past `debug` were skipped.
 pub(crate) struct Directory {
+    /// The header's schema version, one of [`kinds::SCHEMAS`].
+    pub schema: u32,
     /// Kinds 0 to 5, all present.
     pub required: [Section; 6],
     pub debug: Option<Section>,
@@ -165,12 +167,13 @@ pub(crate) fn read_directory(bytes: &[u8]) -> IrResult<Directory> {
     let schema = header(1)?;
     let total = header(2)?;
     let count = header(3)?;
-    if schema != kinds::SCHEMA_VERSION {
+    if !kinds::SCHEMAS.contains(&schema) {
         return Err(IrError::new(
             codes::SCHEMA_VERSION,
             format!(
-                "NX IR schema version {schema} is not supported; this runtime reads schema version {}.",
-                kinds::SCHEMA_VERSION
+                "NX IR schema version {schema} is not supported; this runtime reads schema versions {} and {}.",
+                kinds::SCHEMA_5,
+                kinds::SCHEMA_6
             ),
         ));
     }
@@ -211,7 +214,7 @@ pub(crate) fn read_directory(bytes: &[u8]) -> IrResult<Directory> {
     for (kind, slot) in required.iter_mut().enumerate() {
         *slot = found[kind].ok_or_else(|| malformed(format_args!("section {kind} is missing")))?;
     }
-    Ok(Directory { required, debug: found[section::DEBUG as usize] })
+    Ok(Directory { schema, required, debug: found[section::DEBUG as usize] })
 }
 
 /// Reads the head of an offset-array section: the count and `count + 1` non-decreasing offsets
@@ -388,6 +391,8 @@ pub(crate) fn read_debug(bytes: &[u8], section: Section, declarations: usize, no
 /// Everything validation found: where each table and section lies.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ImageLayout {
+    /// The schema the header names (5 or 6).
+    pub schema: u32,
     pub strings: OffsetTable,
     pub module: ModuleLayout,
     /// Types, constants, nodes, declarations, in [`Table::ALL`] order.

@@ -1,4 +1,5 @@
-//! The validating, zero-copy reader of schema 5 images.
+//! The validating, zero-copy reader of schema 5 and schema 6 images, each held to the rules of
+//! the NX release that writes it (0.7 for schema 5, 0.10 for schema 6).
 //!
 //! [`PreparedModule::prepare`] checks the whole image before it answers anything (the order and
 //! the rules are those of §3.3 of the format), then keeps the caller's bytes and only the
@@ -13,6 +14,7 @@
 
 mod decode;
 mod layout;
+mod rules;
 mod validate;
 
 use crate::error::{IrError, IrResult};
@@ -72,6 +74,11 @@ impl PreparedModule {
     /// Copies `bytes`, then validates and keeps the copy.
     pub fn from_slice(bytes: &[u8]) -> IrResult<PreparedModule> {
         PreparedModule::from_vec(bytes.to_vec())
+    }
+
+    /// The schema the image is written in: 5 or 6.
+    pub fn schema(&self) -> u32 {
+        self.layout.schema
     }
 
     /// The whole image.
@@ -193,22 +200,22 @@ impl PreparedModule {
 
     /// Type `index`, decoded.
     pub fn decode_type(&self, index: u32) -> Option<Type> {
-        decode::decode_type(self.layout.entry(self.bytes(), Table::Types, index)?, None).ok()
+        decode::decode_type(self.layout.entry(self.bytes(), Table::Types, index)?, self.layout.schema, None).ok()
     }
 
     /// Constant `index`, decoded.
     pub fn decode_constant(&self, index: u32) -> Option<Constant> {
-        decode::decode_constant(self.layout.entry(self.bytes(), Table::Constants, index)?, None).ok()
+        decode::decode_constant(self.layout.entry(self.bytes(), Table::Constants, index)?, self.layout.schema, None).ok()
     }
 
     /// Node `index`, decoded.
     pub fn decode_node(&self, index: u32) -> Option<Node> {
-        decode::decode_node(self.layout.entry(self.bytes(), Table::Nodes, index)?, None).ok()
+        decode::decode_node(self.layout.entry(self.bytes(), Table::Nodes, index)?, self.layout.schema, None).ok()
     }
 
     /// Declaration `index`, decoded.
     pub fn decode_declaration(&self, index: u32) -> Option<Decl> {
-        decode::decode_declaration(self.layout.entry(self.bytes(), Table::Declarations, index)?, None).ok()
+        decode::decode_declaration(self.layout.entry(self.bytes(), Table::Declarations, index)?, self.layout.schema, None).ok()
     }
 
     /// Every declaration as typed data ([`crate::declarations`]), read once and then shared.
@@ -248,6 +255,7 @@ impl PreparedModule {
             source: debug.source(bytes).unwrap_or("").to_string(),
         });
         Module {
+            schema: self.layout.schema,
             strings: indices(self.string_count()).map(|i| self.string(i).unwrap_or("").to_string()).collect(),
             abi: module.abi,
             features: module.features.iter(bytes).collect(),
@@ -275,6 +283,7 @@ impl PreparedModule {
 impl fmt::Debug for PreparedModule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedModule")
+            .field("schema", &self.schema())
             .field("identity", &self.identity())
             .field("version", &self.version())
             .field("fingerprint", &self.fingerprint())

@@ -2,8 +2,14 @@
 //! directory, string table, the four cell tables, module section, every entry of every table,
 //! debug section, runtime ABI and features, then the module-level rules. It also builds what
 //! linking needs: the declarations by name and the names referenced through each module slot.
+//!
+//! The node rules are reported after the runtime ABI and the features, as both reference
+//! runtimes check them, and a schema 6 image takes the rules NX 0.10 adds where 0.10 checks them
+//! (see [`super::rules`]): standard operations' arities with their entries, their features
+//! after the tables, and the node and type rules after the runtime ABI and features.
 
 use super::decode::{decode_constant, decode_declaration, decode_node, decode_type, Bounds, Checks, Table};
+use super::rules::{self, Findings};
 use super::layout::{
     read_cell_table, read_debug, read_directory, read_module, read_strings, ImageLayout, ModuleBounds, OffsetTable,
 };
@@ -34,14 +40,16 @@ pub(crate) fn validate(bytes: &[u8]) -> IrResult<Validated> {
         directory.required[section::MODULE as usize],
         &ModuleBounds { strings: strings.count, declarations: tables[Table::Declarations as usize].count },
     )?;
-    let mut layout = ImageLayout { strings, module, tables, debug: None };
+    let mut layout = ImageLayout { schema: directory.schema, strings, module, tables, debug: None };
 
     let entries = check_entries(bytes, &layout)?;
+    entries.findings.check_features(bytes, &layout)?;
     if let Some(debug) = directory.debug {
         let declarations = layout.table(Table::Declarations).count;
         layout.debug = Some(read_debug(bytes, debug, declarations, layout.table(Table::Nodes).count)?);
     }
     check_runtime(bytes, &layout)?;
+    rules::check_constrained_types(bytes, &layout)?;
     check_module(bytes, layout, entries)
 }
 
@@ -51,11 +59,17 @@ struct Entries {
     names: Vec<(u32, u32)>,
     /// Every reference, in image order, repeats included.
     references: Vec<Ref>,
+    /// What the node rules found, reported after the runtime ABI and the features.
+    findings: Findings,
 }
 
 /// Decodes every entry of every table with its operands checked, plus the rules the layouts do
-/// not express: seq occurrences, `text` type names and the `occurrence-v1` cross-check.
+/// not express: seq occurrences and schema 6's standard operation arities, failing at once; and
+/// `text` type names, the `occurrence-v1` cross-check and schema 6's node rules, noted to be
+/// reported later.
 fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
+    let schema = layout.schema;
+    let mut findings = Findings::new(bytes, layout);
     let lists_occurrence = layout
         .module
         .features
@@ -80,21 +94,25 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
                 .ok_or_else(|| fail("the entry lies outside its pool".to_string()))?;
             let checks = Some(&mut checks);
             match table {
-                Table::Types => check_seq(bytes, layout, &decode_type(cells, checks).map_err(fail)?).map_err(fail)?,
+                Table::Types => {
+                    check_seq(bytes, layout, &decode_type(cells, schema, checks).map_err(fail)?).map_err(fail)?
+                }
                 Table::Constants => {
-                    decode_constant(cells, checks).map_err(fail)?;
+                    decode_constant(cells, schema, checks).map_err(fail)?;
                 }
                 Table::Nodes => {
-                    let node = decode_node(cells, checks).map_err(fail)?;
-                    check_node(bytes, layout, index, &node, lists_occurrence)?;
+                    let node = decode_node(cells, schema, checks).map_err(fail)?;
+                    rules::check_arity(&node).map_err(fail)?;
+                    let rule = check_node(bytes, layout, index, &node, lists_occurrence);
+                    findings.note(bytes, layout, index, &node, rule);
                 }
                 Table::Declarations => {
-                    names.push((decode_declaration(cells, checks).map_err(fail)?.name(), index as u32));
+                    names.push((decode_declaration(cells, schema, checks).map_err(fail)?.name(), index as u32));
                 }
             }
         }
     }
-    Ok(Entries { names, references: checks.references })
+    Ok(Entries { names, references: checks.references, findings })
 }
 
 /// A seq type's occurrence spells `?`, `+` or `*`, and its item is not itself a seq.
@@ -154,9 +172,10 @@ fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
             format!("NX IR runtime ABI '{abi}' is not supported; this runtime implements '{}'.", kinds::RUNTIME_ABI),
         ));
     }
+    let known = kinds::known_features(layout.schema);
     for feature in layout.module.features.iter(bytes) {
         let feature = layout.string(bytes, feature).unwrap_or("");
-        if !kinds::KNOWN_FEATURES.contains(&feature) {
+        if !known.contains(&feature) {
             diagnostics.push(Diagnostic::error(
                 codes::REQUIRED_FEATURE,
                 format!("Unsupported NX IR required feature '{feature}'."),
@@ -171,12 +190,13 @@ fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
 }
 
 /// Duplicate declarations, undeclared self references and entrypoints of the wrong kind, all
-/// reported together; on success, the declaration index and the references for linking.
+/// reported together after what the node rules found; on success, the declaration index and the
+/// references for linking.
 fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult<Validated> {
-    let Entries { mut names, mut references } = entries;
+    let Entries { mut names, mut references, findings } = entries;
+    let mut diagnostics = findings.into_diagnostics();
     let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
     let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
-    let mut diagnostics = Vec::new();
 
     // A stable sort keeps declaration order among equal names: the first is the declaration,
     // the later ones are the duplicates.

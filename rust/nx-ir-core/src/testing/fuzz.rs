@@ -553,7 +553,14 @@ fn node_operands(node: &mut Node) -> Vec<&mut u32> {
         props.iter_mut().map(|p| &mut p.value)
     }
     match node {
-        Node::Bool { .. } | Node::String { .. } | Node::Number { .. } | Node::Slot { .. } | Node::Reference(_) => Vec::new(),
+        Node::Bool { .. }
+        | Node::String { .. }
+        | Node::Number { .. }
+        | Node::Slot { .. }
+        | Node::Reference(_)
+        | Node::Interval { .. } => Vec::new(),
+        Node::Check { operand, .. } => vec![operand],
+        Node::StandardMath { args, .. } | Node::StandardColor { args, .. } => args.iter_mut().collect(),
         Node::Binary { lhs, rhs, .. } => vec![lhs, rhs],
         Node::Coalesce { left, right } => vec![left, right],
         Node::Unary { operand, .. } | Node::Text { operand, .. } | Node::Exists { operand } => vec![operand],

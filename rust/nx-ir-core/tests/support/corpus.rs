@@ -141,7 +141,8 @@ impl ModuleInput {
             identity: text.identity.clone(),
             file: text.file.clone(),
             text: body,
-            options: AssembleOptions { source, version },
+            // The corpus is NX 0.7's: schema 5.
+            options: AssembleOptions { source, version, schema: 5 },
             spans_dropped,
         }
     }

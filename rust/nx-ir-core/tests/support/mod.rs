@@ -19,6 +19,7 @@ impl Builder {
     pub fn new(identity: &str, version: &str) -> Builder {
         let mut builder = Builder {
             module: Module {
+                schema: 5,
                 strings: vec![],
                 abi: 0,
                 features: vec![],
@@ -242,6 +243,7 @@ pub fn sample() -> Module {
         (b.field("Title", string, None, kinds::flags::FIELD_REQUIRED), b.field("count", int, Some(n0), 0));
     let page_name = b.s("Page");
     let page_decl = b.decl(Decl::Component {
+        state_record: None,
         name: page_name,
         props: vec![prop],
         state: vec![state],
@@ -299,6 +301,7 @@ pub fn dependency(version: &str, thing_name: &str) -> Module {
     let action = b.r(0, "Card.Tapped");
     let emit = b.s("Tapped");
     let card_decl = b.decl(Decl::Component {
+        state_record: None,
         name: card,
         props: vec![title],
         state: vec![],

@@ -12,6 +12,10 @@
 //!   `for` binding takes the next slot in walk order. A handler's `action` slot is the one the
 //!   text shows, and later bindings are numbered past it.
 //! * Element ids count the module's elements in walk order, an element before its children.
+//! * Schema 6: a property list that spreads a record keeps its written order (a later property
+//!   overrides an earlier one); an interval pattern's type, which the text does not spell, has
+//!   the base `int` when every bound is written as an integer and `float64` otherwise.
+//! * Assembled as schema 5, a text that uses what schema 6 added is refused, naming it.
 
 mod nodes;
 mod resolve;
@@ -21,7 +25,7 @@ use super::facts::{ModuleFacts, TypeRef};
 use super::syntax::*;
 use crate::model::{
     kinds, Constant, Debug, Decl, Emit, Field, Module, ModuleEntry, Node, Ref, Type, TypeParam,
-    UnionCaseDecl,
+    UnionCaseDecl, NONE,
 };
 use crate::spelling::byte_offset;
 use std::collections::HashMap;
@@ -62,6 +66,8 @@ struct Frame {
 }
 
 pub(super) struct Emitter<'a> {
+    /// The schema the image is written in.
+    schema: u32,
     module: &'a ModuleSyntax,
     own: &'a ModuleFacts,
     linked: &'a HashMap<String, ModuleFacts>,
@@ -78,11 +84,13 @@ pub(super) struct Emitter<'a> {
 
 impl<'a> Emitter<'a> {
     pub fn new(
+        schema: u32,
         module: &'a ModuleSyntax,
         own: &'a ModuleFacts,
         linked: &'a HashMap<String, ModuleFacts>,
     ) -> Emitter<'a> {
         Emitter {
+            schema,
             module,
             own,
             linked,
@@ -144,6 +152,7 @@ impl<'a> Emitter<'a> {
             None => None,
         };
         Ok(Module {
+            schema: self.schema,
             strings: self.strings,
             abi,
             features,
@@ -156,6 +165,19 @@ impl<'a> Emitter<'a> {
             declarations,
             debug,
         })
+    }
+
+    /// Refuses `what` (written at `at`) when the image is schema 5: only schema 6 has it.
+    /// `feature`: the required feature that comes with it, if any.
+    pub(super) fn schema_6_only(&self, at: Pos, what: &str, feature: Option<&str>) -> ParseResult<()> {
+        if self.schema >= kinds::SCHEMA_6 {
+            return Ok(());
+        }
+        let feature = feature.map_or(String::new(), |feature| format!(" (feature {feature})"));
+        Err(error_at(
+            at,
+            format!("{what} is schema 6{feature}, but the text is assembled as schema 5"),
+        ))
     }
 
     fn entrypoints(&self, names: &[(String, Pos)], kind: u32) -> ParseResult<Vec<u32>> {
@@ -260,6 +282,7 @@ impl<'a> Emitter<'a> {
             }
             DeclKind::Component {
                 flags,
+                state_record,
                 props,
                 state,
                 emits,
@@ -278,6 +301,13 @@ impl<'a> Emitter<'a> {
                         })
                     })
                     .collect::<ParseResult<_>>()?;
+                let state_record = match state_record {
+                    Some(record) => {
+                        self.schema_6_only(record.at, "a component's state record", None)?;
+                        Some(self.reference(record)?)
+                    }
+                    None => None,
+                };
                 Decl::Component {
                     name,
                     props,
@@ -285,6 +315,7 @@ impl<'a> Emitter<'a> {
                     body,
                     flags: *flags,
                     emits,
+                    state_record,
                 }
             }
             DeclKind::Union {
@@ -430,12 +461,60 @@ impl<'a> Emitter<'a> {
             TypeSyntax::AnyFunction(result) => Type::AnyFunction {
                 result: self.ty(result)?,
             },
+            TypeSyntax::Constrained { base, interval, at } => {
+                self.schema_6_only(
+                    *at,
+                    "a constrained type (`where`)",
+                    Some(kinds::CONSTRAINTS_FEATURE),
+                )?;
+                let base = self.ty(base)?;
+                self.constrained(base, interval)
+            }
         };
+        Ok(self.type_entry(entry))
+    }
+
+    /// The constrained type narrowing type `base` to `interval`, its bounds numbered as
+    /// constants low first.
+    fn constrained(&mut self, base: u32, interval: &IntervalSyntax) -> Type {
+        let mut bound = |number: &Option<NumberSyntax>| {
+            number.as_ref().map(|number| {
+                let constant = match number {
+                    NumberSyntax::Int(value) => Constant::Int(*value),
+                    NumberSyntax::BigInt(digits) => Constant::BigInt {
+                        digits: self.string(digits),
+                    },
+                    NumberSyntax::Float(value) => Constant::Float(*value),
+                };
+                self.constant(constant)
+            })
+        };
+        let low = bound(&interval.low);
+        let high = bound(&interval.high);
+        let flags = if interval.low_exclusive {
+            kinds::ty::CONSTRAINED_LOW_EXCLUSIVE
+        } else {
+            0
+        } | if interval.high_exclusive {
+            kinds::ty::CONSTRAINED_HIGH_EXCLUSIVE
+        } else {
+            0
+        };
+        Type::Constrained {
+            base,
+            low,
+            high,
+            flags,
+        }
+    }
+
+    /// The number of type `entry`, deduplicated.
+    fn type_entry(&mut self, entry: Type) -> u32 {
         let key = type_cells(&entry);
-        Ok(*self.type_index.entry(key).or_insert_with(|| {
+        *self.type_index.entry(key).or_insert_with(|| {
             self.types.push(entry);
             self.types.len() as u32 - 1
-        }))
+        })
     }
 
     /// The nominal type a written type names, if it names one without a suffix.
@@ -482,6 +561,18 @@ fn type_cells(ty: &Type) -> Vec<u32> {
         Type::Nominal(r) => vec![kinds::ty::NOMINAL, r.slot, r.name],
         Type::Seq { item, occurrence } => vec![kinds::ty::SEQ, *item, *occurrence],
         Type::AnyFunction { result } => vec![kinds::ty::ANY_FUNCTION, *result],
+        Type::Constrained {
+            base,
+            low,
+            high,
+            flags,
+        } => vec![
+            kinds::ty::CONSTRAINED,
+            *base,
+            low.unwrap_or(NONE),
+            high.unwrap_or(NONE),
+            *flags,
+        ],
         Type::Function { result, params } => {
             let mut cells = vec![kinds::ty::FUNCTION, *result, params.len() as u32];
             cells.extend(params.iter().flat_map(|p| [p.name, p.ty, p.flags]));

@@ -2,8 +2,11 @@
 
 use super::{Construction, Emitter, Local, Target, RANGE};
 use crate::assemble::cursor::{error_at, ParseResult};
-use crate::assemble::syntax::{Expr, ExprKind, Name, Pos};
+use crate::assemble::syntax::{Expr, ExprKind, Name, NumberSyntax, Pos, TypeSyntax};
 use crate::model::{kinds, Arm, Constant, Loop, Node, Prop, Ref};
+
+/// How the text writes a spread property's key.
+const SPREAD_KEY: &str = "...";
 
 impl Emitter<'_> {
     pub(super) fn exprs(&mut self, exprs: &[Expr]) -> ParseResult<Vec<u32>> {
@@ -119,6 +122,38 @@ impl Emitter<'_> {
                 props,
                 content,
             } => self.construct(expr.at, name, tag, props, content)?,
+            ExprKind::Check { site, operand, ty } => {
+                self.schema_6_only(expr.at, "a `check`", Some(kinds::CONSTRAINTS_FEATURE))?;
+                let operand = self.expr(operand)?;
+                let ty = self.ty(ty)?;
+                Node::Check {
+                    operand,
+                    ty,
+                    site: self.string(site),
+                }
+            }
+            ExprKind::Interval(interval) => {
+                self.schema_6_only(
+                    expr.at,
+                    "an interval pattern",
+                    Some(kinds::CONSTRAINTS_FEATURE),
+                )?;
+                // The text does not spell the base: `int` for integer bounds, else `float64`.
+                let integral = [&interval.low, &interval.high]
+                    .into_iter()
+                    .flatten()
+                    .all(|bound| !matches!(bound, NumberSyntax::Float(_)));
+                let base = Name {
+                    module: None,
+                    path: vec![if integral { "int" } else { "float64" }.to_string()],
+                    at: expr.at,
+                };
+                let base = self.ty(&TypeSyntax::Named(base))?;
+                let ty = self.constrained(base, interval);
+                Node::Interval {
+                    ty: self.type_entry(ty),
+                }
+            }
             ExprKind::Handler {
                 component,
                 emit,
@@ -217,6 +252,9 @@ impl Emitter<'_> {
         args: &[Option<Expr>],
         ordering: &[String],
     ) -> ParseResult<Node> {
+        if let Some(node) = self.standard_call(at, callee, args, ordering)? {
+            return Ok(node);
+        }
         let intrinsic = match &callee.kind {
             ExprKind::Name(Name {
                 module: None, path, ..
@@ -252,6 +290,71 @@ impl Emitter<'_> {
             args,
             order,
         })
+    }
+
+    /// `math.op(args)` and `color.op(args)`, where no local or declaration is named `math` or
+    /// `color`: a standard operation (schema 6). `None` for any other call.
+    fn standard_call(
+        &mut self,
+        at: Pos,
+        callee: &Expr,
+        args: &[Option<Expr>],
+        ordering: &[String],
+    ) -> ParseResult<Option<Node>> {
+        let ExprKind::Name(Name {
+            module: None, path, ..
+        }) = &callee.kind
+        else {
+            return Ok(None);
+        };
+        let [namespace, operation] = path.as_slice() else {
+            return Ok(None);
+        };
+        let (names, what, feature): (&[&str], _, _) = match namespace.as_str() {
+            "math" => (
+                &kinds::STANDARD_MATH_OPERATIONS,
+                "math",
+                kinds::STANDARD_MATH_FEATURE,
+            ),
+            "color" => (
+                &kinds::STANDARD_COLOR_OPERATIONS,
+                "colour",
+                kinds::STANDARD_COLOR_FEATURE,
+            ),
+            _ => return Ok(None),
+        };
+        if self.local(namespace).is_some() || self.own.declarations.contains_key(namespace) {
+            return Ok(None);
+        }
+        let described = format!("`{namespace}.{operation}(...)` (a standard {what} operation)");
+        self.schema_6_only(at, &described, Some(feature))?;
+        let op = names
+            .iter()
+            .position(|name| name == operation)
+            .ok_or_else(|| {
+                error_at(
+                    at,
+                    format!("`{namespace}.{operation}` is not a standard {what} operation"),
+                )
+            })? as u32;
+        if !ordering.is_empty() {
+            return Err(error_at(at, "only an intrinsic call takes an `ordering`"));
+        }
+        let args = args
+            .iter()
+            .map(|arg| match arg {
+                Some(arg) => self.expr(arg),
+                None => Err(error_at(
+                    at,
+                    format!("a standard {what} operation takes no left-out argument"),
+                )),
+            })
+            .collect::<ParseResult<_>>()?;
+        Ok(Some(if namespace == "math" {
+            Node::StandardMath { op, args }
+        } else {
+            Node::StandardColor { op, args }
+        }))
     }
 
     pub(super) fn each(
@@ -310,7 +413,10 @@ impl Emitter<'_> {
     ) -> ParseResult<Node> {
         let construction = self.construction(name)?;
         let mut sorted: Vec<&(String, Expr)> = props.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        // A spread keeps the written order: a later property overrides an earlier one.
+        if !props.iter().any(|(key, _)| key == SPREAD_KEY) {
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        }
         Ok(match construction {
             Construction::Record(slot, declared) => {
                 let target = Ref {
@@ -382,7 +488,16 @@ impl Emitter<'_> {
         let props = props
             .iter()
             .map(|(key, value)| {
-                let name = self.string(key);
+                let name = if key == SPREAD_KEY {
+                    self.schema_6_only(
+                        value.at,
+                        "a spread (`...=`)",
+                        Some(kinds::CONDITIONAL_PROPERTIES_FEATURE),
+                    )?;
+                    self.string(kinds::SPREAD_PROPERTY)
+                } else {
+                    self.string(key)
+                };
                 Ok(Prop {
                     name,
                     value: self.expr(value)?,

@@ -85,12 +85,20 @@ impl<'a> Emitter<'a> {
         }
         let slot = self.module_slot(name);
         let Some(facts) = self.facts_for(name) else {
-            // A linked module the caller gave no text for: `T.Update` reads as a record, another
+            // A linked module the caller gave no text for: `T.Update` (and in schema 6
+            // `C.State` and `C.State.Update`) reads as a record, another
             // dotted name as a union case, a lower-case name as a function and any other as a
             // component.
             let joined = name.joined();
+            let schema_6 = self.schema >= kinds::SCHEMA_6;
             return Ok(match path.as_slice() {
                 [_, last] if last == "Update" => Construction::Record(slot, joined),
+                // Schema 6 names a component's state record `C.State` and its update record
+                // `C.State.Update`.
+                [_, state] if schema_6 && state == "State" => Construction::Record(slot, joined),
+                [_, state, last] if schema_6 && state == "State" && last == "Update" => {
+                    Construction::Record(slot, joined)
+                }
                 [.., last] if path.len() > 1 => {
                     Construction::Case(slot, path[..path.len() - 1].join("."), last.clone())
                 }
