@@ -357,8 +357,8 @@ impl Rng {
     fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
     }
     /// Uniform in [0, 1).
     fn fraction(&mut self) -> f64 {
@@ -426,7 +426,7 @@ const SPECIAL: &[f64] = &[
 /// magnitudes, values a few ulps from 0 and ±1, and half-integers.
 fn any_float(rng: &mut Rng) -> f64 {
     match rng.below(10) {
-        0 | 1 => *rng.pick(SPECIAL),
+        0 | 1 => rng.pick(SPECIAL),
         2 => f64::from_bits(rng.next()),
         3 => rng.sign() * (f64::from_bits(rng.next() & ((1 << 52) - 1))),
         4 => (rng.next() as i64 >> rng.below(64)) as f64,
@@ -436,9 +436,9 @@ fn any_float(rng: &mut Rng) -> f64 {
             rng.sign() * ((1.0 + rng.fraction()) * 2f64.powi(exponent))
         }
         7 => {
-            let base = *rng.pick(&[0.0, 1.0, -1.0, 0.5, -0.5]);
+            let base: f64 = rng.pick(&[0.0, 1.0, -1.0, 0.5, -0.5]);
             let steps = rng.below(9) as i64 - 4;
-            f64::from_bits((base as f64).to_bits().wrapping_add_signed(steps))
+            f64::from_bits(base.to_bits().wrapping_add_signed(steps))
         }
         8 => (rng.next() as i64 >> rng.below(64)) as f64 + rng.sign() * 0.5,
         _ => rng.sign() * (rng.fraction() * 4.0),
@@ -453,7 +453,7 @@ fn math_args(rng: &mut Rng, arity: usize) -> Vec<f64> {
         args[1] = if rng.chance(50) { args[0] } else { -args[0] };
     }
     if count == 3 && rng.chance(30) {
-        args[2] = *rng.pick(&[0.0, -0.0, 1.0, 0.5, -0.5, 1.5, 2.0, 0.7, 1e-300, 1.0 - f64::EPSILON]);
+        args[2] = rng.pick(&[0.0, -0.0, 1.0, 0.5, -0.5, 1.5, 2.0, 0.7, 1e-300, 1.0 - f64::EPSILON]);
     }
     args
 }
@@ -527,7 +527,7 @@ fn wrong_kind(rng: &mut Rng) -> HostValue {
 /// A float32 value in [0, 1]: the edges, a 24-bit fraction, or any f32 bit pattern up to 1.
 fn unit_f32(rng: &mut Rng) -> f64 {
     match rng.below(5) {
-        0 => *rng.pick(&[0.0, 1.0, 0.5, -0.0, 0.25, 0.75]),
+        0 => rng.pick(&[0.0, 1.0, 0.5, -0.0, 0.25, 0.75]),
         1 => f64::from(f32::from_bits(rng.below(0x3f80_0001) as u32)),
         2 => f64::from((f64::from(rng.below(256) as u8) / 255.0) as f32),
         _ => f64::from((rng.next() >> 40) as f32 / (1u32 << 24) as f32),
@@ -540,7 +540,7 @@ fn number(rng: &mut Rng, param: Param) -> HostValue {
         return wrong_kind(rng);
     }
     if rng.chance(6) {
-        return HostValue::Int(*rng.pick(&[0, 1, 2, -1, 255, 256, 360, -360, i64::MAX, i64::MIN]));
+        return HostValue::Int(rng.pick(&[0, 1, 2, -1, 255, 256, 360, -360, i64::MAX, i64::MIN]));
     }
     if rng.chance(8) {
         return HostValue::Float(any_float(rng));
@@ -549,24 +549,24 @@ fn number(rng: &mut Rng, param: Param) -> HostValue {
         Param::Byte => match rng.below(4) {
             0 => rng.below(256) as f64,
             1 => rng.fraction() * 255.0,
-            2 => *rng.pick(&[255.0, 255.00000000000003, 256.0, -0.0, -1e-300, 127.5]),
+            2 => rng.pick(&[255.0, 255.00000000000003, 256.0, -0.0, -1e-300, 127.5]),
             _ => rng.fraction() * 300.0 - 20.0,
         },
         Param::Hue => match rng.below(4) {
             0 => rng.below(721) as f64 - 360.0,
             1 => rng.fraction() * 720.0 - 360.0,
-            2 => *rng.pick(&[360.0, -1e-300, 359.99999999999994, 1e300, -1e300, 60.0, 120.0, 300.0]),
+            2 => rng.pick(&[360.0, -1e-300, 359.99999999999994, 1e300, -1e300, 60.0, 120.0, 300.0]),
             _ => rng.sign() * (rng.fraction() * 1e6),
         },
         Param::Lab => match rng.below(3) {
             0 => rng.fraction() - 0.5,
-            1 => *rng.pick(&[0.0, -0.0, 0.4, -0.4, 0.37, 1.0, -1.0]),
+            1 => rng.pick(&[0.0, -0.0, 0.4, -0.4, 0.37, 1.0, -1.0]),
             _ => rng.sign() * (rng.fraction() * 2.0),
         },
         _ => match rng.below(4) {
             0 | 1 => unit_f32(rng),
             2 => rng.fraction(),
-            _ => *rng.pick(&[1.0000000000000002, -1e-300, 0.1, 0.3, 1.0 - 1e-9, 2.0]),
+            _ => rng.pick(&[1.0000000000000002, -1e-300, 0.1, 0.3, 1.0 - 1e-9, 2.0]),
         },
     };
     HostValue::Float(x)
@@ -582,7 +582,7 @@ fn color_value(rng: &mut Rng) -> HostValue {
             _ => wrong_kind(rng),
         };
     }
-    let type_name = *rng.pick(&[Some("Color"), Some("Color"), None, Some("Other")]);
+    let type_name = rng.pick(&[Some("Color"), Some("Color"), None, Some("Other")]);
     let mut record = HostRecord::new(type_name);
     let wild = rng.chance(12);
     let opaque = rng.chance(65);
@@ -602,8 +602,8 @@ fn color_value(rng: &mut Rng) -> HostValue {
         }
         let value = if wild && rng.chance(40) {
             match rng.below(5) {
-                0 => HostValue::Int(*rng.pick(&[0, 1, 2, -1])),
-                1 => HostValue::Float(*rng.pick(&[0.1, 1.0000001, -1e-300, f64::NAN, f64::INFINITY, 2.0])),
+                0 => HostValue::Int(rng.pick(&[0, 1, 2, -1])),
+                1 => HostValue::Float(rng.pick(&[0.1, 1.0000001, -1e-300, f64::NAN, f64::INFINITY, 2.0])),
                 2 => wrong_kind(rng),
                 3 => HostValue::Float(rng.fraction()),
                 _ => HostValue::Float(any_float(rng)),
@@ -614,7 +614,7 @@ fn color_value(rng: &mut Rng) -> HostValue {
         record.fields.push((name.into(), value));
     }
     if rng.chance(8) {
-        let extra = *rng.pick(&["alpha", "x", "R", "$type"]);
+        let extra = rng.pick(&["alpha", "x", "R", "$type"]);
         record.fields.push((extra.into(), HostValue::Float(0.5)));
     }
     HostValue::Record(record)
@@ -679,13 +679,13 @@ fn good_component(rng: &mut Rng, notation: &str, index: usize) -> String {
         _ if hue => false,
         _ => rng.chance(25),
     };
-    let unit = if hue { *rng.pick(&["", "", "deg", "rad", "grad", "turn"]) } else { "" };
+    let unit = if hue { rng.pick(&["", "", "deg", "rad", "grad", "turn"]) } else { "" };
     format!("{number}{}{unit}", if percent { "%" } else { "" })
 }
 
 /// A colour in a notation `parse` reads (some numbers out of range).
 fn good_css_text(rng: &mut Rng) -> String {
-    let notation = *rng.pick(&["rgb", "hsl", "hwb", "oklab", "oklch", "color(srgb", "color(srgb-linear"]);
+    let notation = rng.pick(&["rgb", "hsl", "hwb", "oklab", "oklch", "color(srgb", "color(srgb-linear"]);
     let legacy = matches!(notation, "rgb" | "hsl") && rng.chance(40);
     let all_percent = rng.chance(30);
     let mut parts: Vec<String> = (0..3)
@@ -734,35 +734,35 @@ fn css_text(rng: &mut Rng, names: &[&'static str]) -> String {
             let length = rng.below(10);
             let mut hex = String::from(if rng.chance(90) { "#" } else { "" });
             for _ in 0..length {
-                hex.push(*rng.pick(&['0', '7', '9', 'a', 'c', 'f', 'A', 'F', 'g', 'G', ' ']));
+                hex.push(rng.pick(&['0', '7', '9', 'a', 'c', 'f', 'A', 'F', 'g', 'G', ' ']));
             }
             hex
         }
         3 => {
             let length = rng.below(16);
             (0..length)
-                .map(|_| *rng.pick(&['(', ')', ',', '/', '%', '#', '.', ' ', '+', '-', 'e', '1', '0', 'r', 'g', 'b', 'é', '\u{a0}']))
+                .map(|_| rng.pick(&['(', ')', ',', '/', '%', '#', '.', ' ', '+', '-', 'e', '1', '0', 'r', 'g', 'b', 'é', '\u{a0}']))
                 .collect()
         }
         _ => {
             let mut text = rng.pick(FUNCTIONS).to_string();
             let comma = rng.chance(30);
-            let count = *rng.pick(&[3, 3, 3, 3, 3, 2, 4, 5]);
+            let count = rng.pick(&[3, 3, 3, 3, 3, 2, 4, 5]);
             for i in 0..count {
                 if i > 0 {
-                    text.push_str(if comma { *rng.pick(&[",", ", ", " ,", ",\t"]) } else { *rng.pick(SPACES) });
+                    text.push_str(if comma { rng.pick(&[",", ", ", " ,", ",\t"]) } else { rng.pick(SPACES) });
                 }
                 text.push_str(&number_token(rng));
-                text.push_str(*rng.pick(SUFFIXES));
+                text.push_str(rng.pick(SUFFIXES));
             }
             if rng.chance(30) {
-                text.push_str(*rng.pick(&[" / ", "/", " /", ", ", " / / ", ","]));
+                text.push_str(rng.pick(&[" / ", "/", " /", ", ", " / / ", ","]));
                 text.push_str(&number_token(rng));
                 if rng.chance(40) {
                     text.push('%');
                 }
             }
-            text.push_str(*rng.pick(&[")", ")", ")", ")", "", "))", " )", ") "]));
+            text.push_str(rng.pick(&[")", ")", ")", ")", "", "))", " )", ") "]));
             text
         }
     };
@@ -772,14 +772,14 @@ fn css_text(rng: &mut Rng, names: &[&'static str]) -> String {
         let mut edited: String = chars[..at].iter().collect();
         match rng.below(3) {
             0 => {}
-            1 => edited.push(*rng.pick(&['(', ')', ',', '/', ' ', '%', '.', 'e', '-'])),
+            1 => edited.push(rng.pick(&['(', ')', ',', '/', ' ', '%', '.', 'e', '-'])),
             _ => edited.push_str(&chars.get(at..at + 1).map(|c| c.iter().collect::<String>()).unwrap_or_default()),
         }
         edited.extend(chars.iter().skip(at + 1));
         text = edited;
     }
     if rng.chance(15) {
-        text = format!("{}{text}{}", *rng.pick(SPACES), *rng.pick(SPACES));
+        text = format!("{}{text}{}", rng.pick(SPACES), rng.pick(SPACES));
     }
     text
 }

@@ -12,6 +12,8 @@ mod color_space;
 mod css;
 pub(crate) mod css_names;
 pub mod math;
+#[cfg(test)]
+mod tests;
 
 pub use color::{color_op_arity, color_op_code, color_op_name, evaluate_color, COLOR_OP_COUNT};
 pub use math::{evaluate_math, math_argument_error, MathOp};
