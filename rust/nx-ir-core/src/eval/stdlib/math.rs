@@ -99,14 +99,15 @@ pub fn math_argument_error() -> StdError {
 
 /// Evaluates `op` on `args` (ints already converted to float64).
 pub fn evaluate_math(op: MathOp, args: &[f64]) -> Result<f64, StdError> {
-    if args.len() != op.arity() {
-        return Err(op.fail(MATH_DOMAIN, "wrong argument count"));
-    }
-    if !args.iter().all(|x| x.is_finite()) {
+    let (x, y, z) = match (args, op.arity()) {
+        (&[x], 1) => (x, 0.0, 0.0),
+        (&[x, y], 2) => (x, y, 0.0),
+        (&[x, y, z], 3) => (x, y, z),
+        _ => return Err(op.fail(MATH_DOMAIN, "wrong argument count")),
+    };
+    if !(x.is_finite() && y.is_finite() && z.is_finite()) {
         return Err(op.fail(MATH_NON_FINITE_INPUT, "arguments must be finite"));
     }
-    let arg = |i: usize| args.get(i).copied().unwrap_or(0.0);
-    let (x, y, z) = (arg(0), arg(1), arg(2));
     let in_domain = match op {
         MathOp::Sqrt => x >= 0.0,
         MathOp::Asin | MathOp::Acos => (-1.0..=1.0).contains(&x),
