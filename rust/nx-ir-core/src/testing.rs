@@ -15,6 +15,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub mod fuzz;
 pub mod schema6;
 
+/// The standard operations of schema 6 (`standardMath`, `standardColor`), for the oracle crate.
+pub mod stdlib {
+    pub use crate::eval::stdlib::css_names::css_color_names;
+    pub use crate::eval::stdlib::{
+        codes, color_op_arity, color_op_code, color_op_name, evaluate_color, evaluate_math, math_argument_error,
+        MathOp, StdError, COLOR_OP_COUNT,
+    };
+}
+
 /// The values each cell is overwritten with.
 pub const DAMAGE_VALUES: [u32; 4] = [0, 1, 0xFFFF_FFFF, 0x7FFF_FFF0];
 

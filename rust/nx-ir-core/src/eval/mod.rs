@@ -30,6 +30,7 @@ mod machine;
 mod normalize;
 mod output;
 mod source;
+pub(crate) mod stdlib;
 mod text;
 mod value;
 pub mod work;
