@@ -13,7 +13,7 @@ impl Machine<'_> {
     /// Writes `value` for the host, charging each value written to `cx` (no span).
     pub fn write<S: HostValueSink>(&mut self, cx: Cx, value: &Value, sink: &mut S) -> IrResult<S::Out> {
         if !self.stack_ok() {
-            return Err(self.stack_error(cx, None));
+            return Err(self.value_stack_error());
         }
         self.charge_written(cx)?;
         match value {
@@ -185,7 +185,7 @@ impl Machine<'_> {
     /// Writes `item` as a list holding it alone, as [`Machine::write`] writes such a list.
     pub fn write_one_item_list<S: HostValueSink>(&mut self, cx: Cx, item: &Value, sink: &mut S) -> IrResult<S::Out> {
         if !self.stack_ok() {
-            return Err(self.stack_error(cx, None));
+            return Err(self.value_stack_error());
         }
         self.charge_written(cx)?;
         self.write_items(cx, std::slice::from_ref(item), sink)

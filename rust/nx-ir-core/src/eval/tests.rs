@@ -196,15 +196,19 @@ fn division_by_zero_and_arguments() {
     assert_eq!(error.code(), codes::DIVISION_BY_ZERO);
     assert_eq!(error.diagnostics[0].declaration.as_deref(), Some("main.nx::ratio"));
     assert!(error.diagnostics[0].limit.is_none());
+    // Argument failures name the argument and, as in the reference runtime, no declaration.
     let error = evaluate_function(&program, "add", &[HostValue::Int(1)], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::ARGUMENTS);
     assert_eq!(error.diagnostics[0].argument.as_deref(), Some("b"));
+    assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "add", &[HostValue::str("x"), HostValue::Int(1)], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::BOUNDARY_TYPE);
     assert_eq!(error.diagnostics[0].argument.as_deref(), Some("a"));
+    assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "add", &[HostValue::Int(1), HostValue::Int(1), HostValue::Int(1)], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::ARGUMENTS);
     assert!(error.diagnostics[0].argument.is_none());
+    assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "missing", &[], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::MISSING_ENTRYPOINT);
 }
