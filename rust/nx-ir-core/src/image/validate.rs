@@ -1,6 +1,9 @@
 //! The prepare-time pass over a whole image, in the reference order (§3.3): header and
 //! directory, string table, the four cell tables, module section, every entry of every table,
-//! debug section, runtime ABI and features, then the module-level rules. It also builds what
+//! debug section, runtime ABI and features, then the module-level rules. The rules a node keeps
+//! beyond its layout (a `text` node's type, the nodes that need `occurrence-v1`) are found in
+//! the pass over the entries but reported only after the ABI and the features, all of them,
+//! ahead of the module-level findings: the reference runtime checks them there. It also builds what
 //! linking needs: the declarations by name and the names referenced through each module slot.
 
 use super::decode::{decode_constant, decode_declaration, decode_node, decode_type, Bounds, Checks, Table};
@@ -51,6 +54,8 @@ struct Entries {
     names: Vec<(u32, u32)>,
     /// Every reference, in image order, repeats included.
     references: Vec<Ref>,
+    /// What the nodes break of the rules beyond their layouts, in node order.
+    node_findings: Vec<Diagnostic>,
 }
 
 /// Decodes every entry of every table with its operands checked, plus the rules the layouts do
@@ -71,6 +76,7 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
     );
     let mut checks = Checks::default();
     let mut names = Vec::with_capacity(count(Table::Declarations));
+    let mut node_findings = Vec::new();
     for table in Table::ALL {
         for index in 0..count(table) {
             checks.bounds = bounds.for_entry(table, index);
@@ -86,7 +92,9 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
                 }
                 Table::Nodes => {
                     let node = decode_node(cells, checks).map_err(fail)?;
-                    check_node(bytes, layout, index, &node, lists_occurrence)?;
+                    if let Some(finding) = check_node(bytes, layout, index, &node, lists_occurrence) {
+                        node_findings.push(finding);
+                    }
                 }
                 Table::Declarations => {
                     names.push((decode_declaration(cells, checks).map_err(fail)?.name(), index as u32));
@@ -94,7 +102,7 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
             }
         }
     }
-    Ok(Entries { names, references: checks.references })
+    Ok(Entries { names, references: checks.references, node_findings })
 }
 
 /// A seq type's occurrence spells `?`, `+` or `*`, and its item is not itself a seq.
@@ -110,17 +118,17 @@ fn check_seq(bytes: &[u8], layout: &ImageLayout, ty: &Type) -> Result<(), String
 }
 
 /// A `text` node names a type with a text form; presence operators and the `{}` pattern need
-/// the module to list `occurrence-v1`.
-fn check_node(bytes: &[u8], layout: &ImageLayout, index: usize, node: &Node, lists_occurrence: bool) -> IrResult<()> {
+/// the module to list `occurrence-v1`. The finding, if the node breaks either rule.
+fn check_node(bytes: &[u8], layout: &ImageLayout, index: usize, node: &Node, lists_occurrence: bool) -> Option<Diagnostic> {
     let operator = match node {
         Node::Text { type_name, .. } => {
             let name = layout.string(bytes, *type_name).unwrap_or("");
             if kinds::TEXT_TYPE_NAMES.contains(&name) {
-                return Ok(());
+                return None;
             }
-            return Err(malformed(format_args!("node {index}: '{name}' is not a type with a text form")));
+            return Some(malformed_finding(format_args!("node {index}: '{name}' is not a type with a text form")));
         }
-        _ if lists_occurrence => return Ok(()),
+        _ if lists_occurrence => return None,
         Node::Exists { .. } => "is an 'exists' node",
         Node::OptionalMember { .. } => "is an 'optionalMember' node",
         Node::Coalesce { .. } => "is a 'coalesce' node",
@@ -129,12 +137,17 @@ fn check_node(bytes: &[u8], layout: &ImageLayout, index: usize, node: &Node, lis
         {
             "matches the '{}' pattern"
         }
-        _ => return Ok(()),
+        _ => return None,
     };
-    Err(malformed(format_args!(
+    Some(malformed_finding(format_args!(
         "node {index} {operator}, which requires the feature '{}' the module does not list",
         kinds::OCCURRENCE_FEATURE
     )))
+}
+
+/// `nx-ir-malformed` as one diagnostic among others.
+fn malformed_finding(detail: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(codes::MALFORMED, malformed(detail).message())
 }
 
 /// The `{}` pattern: an `array` node with no items, exactly the cells `[12, 0]`.
@@ -170,13 +183,14 @@ fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
     }
 }
 
-/// Duplicate declarations, undeclared self references and entrypoints of the wrong kind, all
-/// reported together; on success, the declaration index and the references for linking.
+/// The nodes' findings, then duplicate declarations, undeclared self references and
+/// entrypoints of the wrong kind, all reported together; on success, the declaration index and
+/// the references for linking.
 fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult<Validated> {
-    let Entries { mut names, mut references } = entries;
+    let Entries { mut names, mut references, node_findings } = entries;
     let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
     let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
-    let mut diagnostics = Vec::new();
+    let mut diagnostics = node_findings;
 
     // A stable sort keeps declaration order among equal names: the first is the declaration,
     // the later ones are the duplicates.
