@@ -1140,11 +1140,11 @@ impl<'p> Machine<'p> {
         if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
             let prog = self.prog;
             if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
-                if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
-                    if !found.is_constant {
-                        self.charge_node(cx, node)?;
-                        return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
-                    }
+                // Any non-constant case of the name (an image could declare the name twice).
+                let named = |c: &&super::compiled::CCase| Arc::ptr_eq(&c.name, case) || c.name == *case;
+                if let Some(found) = cases.iter().filter(named).find(|c| !c.is_constant) {
+                    self.charge_node(cx, node)?;
+                    return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
                 }
             }
         }
