@@ -291,19 +291,21 @@ impl<'p> Machine<'p> {
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
                     return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
                 }
-                if record.normal_of == Some((module, decl)) && record.fields.len() == fields.len() {
-                    // Normalized against this very declaration before, every field present (so
-                    // no default is evaluated and no required field is missing): checking it
-                    // again gives it back unchanged, so only the checks' charges are made.
-                    self.recheck_fields(dcx, fields, &record, declaration.unit_checked, path)?;
-                    return Ok(value);
-                }
+                // Nothing is an instance of an abstract record, not even a value built as one
+                // (which only an altered image can build).
                 if *is_abstract {
                     let message = match record.type_name() {
                         None => format!("Expected {path} to be a concrete type extending {display}, got an object with no '$type' discriminator naming one."),
                         Some(_) => format!("Expected {path} to be a concrete type extending {display}, got abstract '{display}'."),
                     };
                     return Err(boundary(message));
+                }
+                if record.normal_of == Some((module, decl)) && record.fields.len() == fields.len() {
+                    // Normalized against this very declaration before, every field present (so
+                    // no default is evaluated and no required field is missing): checking it
+                    // again gives it back unchanged, so only the checks' charges are made.
+                    self.recheck_fields(dcx, fields, &record, declaration.unit_checked, path)?;
+                    return Ok(value);
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
