@@ -1,5 +1,6 @@
 //! The oracle: nx-ir-core checked against the NX project's own Rust runtime, `nx-ir-runtime`
-//! 0.7.0 for schema 5 and 0.10.0 for schema 6, on the conformance corpus.
+//! 0.7.0 for schema 5 and 0.10.0 for schema 6, on the conformance corpus and on probe programs
+//! of our own (`tests/schema5_probes.rs`).
 //! The reference crates are dependencies here only; nothing of theirs is in nx-ir-core.
 //!
 //! * [`corpus`]: finds the corpus (a missing corpus fails), reads each program's calls and
