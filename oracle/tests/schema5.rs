@@ -60,7 +60,7 @@ fn every_damaged_corpus_image_is_refused_alike() {
             let name = format!("{}/{}", program.name, image.file);
             let stride = stride(image.bytes.len());
             if stride > 1 {
-                strided.push(format!("{name} ({} bytes, every {stride}th cell)", image.bytes.len()));
+                strided.push(format!("{name} ({} bytes, one cell in {stride})", image.bytes.len()));
             }
             report.add(damage_agreement::<Reference5>(&name, &image.bytes, stride));
             images += 1;
