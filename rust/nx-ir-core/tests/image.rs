@@ -529,6 +529,45 @@ fn presence_operators_need_the_occurrence_feature() {
     PreparedModule::from_vec(encode(&b.build())).unwrap();
 }
 
+/// The nodes' rules are checked after the runtime ABI and the features, as nx-ir-runtime 0.7.0
+/// checks them, and every node that breaks one is reported, together with the module-level
+/// findings after them.
+#[test]
+fn node_findings_follow_the_runtime_checks_and_are_all_reported() {
+    let presence = |feature: Option<&str>| {
+        let mut b = Builder::new("o.nx", "");
+        if let Some(feature) = feature {
+            b.feature(feature);
+        }
+        let x = b.s("x");
+        let slot = b.node(Node::Slot { slot: 0, name: x });
+        let body = b.node(Node::Exists { operand: slot });
+        b.function("f", body);
+        b.build()
+    };
+    // An unknown feature in the place of `occurrence-v1`: the feature is what is reported.
+    let codes_of = |error: &IrError| error.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>();
+    assert_eq!(codes_of(&refuse_model(&presence(Some("occurrence-v9")))), [codes::REQUIRED_FEATURE]);
+    // An ABI this runtime does not implement, and the feature missing: the ABI.
+    let mut model = presence(None);
+    model.strings[model.abi as usize] = "nx-ir-runtime-v9".to_string();
+    assert_eq!(codes_of(&refuse_model(&model)), [codes::RUNTIME_ABI]);
+
+    // Two `text` nodes naming `string`, and a declaration made twice: three findings, in order.
+    let mut b = Builder::new("t.nx", "");
+    let zero = b.constant(Constant::Int(0));
+    let operand = b.node(Node::Number { constant: zero });
+    let string = b.s("string");
+    let first = b.node(Node::Text { operand, type_name: string });
+    let second = b.node(Node::Text { operand, type_name: string });
+    b.function("f", first);
+    b.function("f", second);
+    let error = refuse_model(&b.build());
+    assert_eq!(codes_of(&error), [codes::MALFORMED, codes::MALFORMED, codes::DUPLICATE_DECLARATION]);
+    assert!(error.diagnostics[0].message.contains("node 1: 'string'"), "{error:?}");
+    assert!(error.diagnostics[1].message.contains("node 2: 'string'"), "{error:?}");
+}
+
 // ------------------------------------------------------------------------------------------------
 // Debug section (§1.7)
 // ------------------------------------------------------------------------------------------------

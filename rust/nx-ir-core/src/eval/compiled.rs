@@ -12,7 +12,7 @@ use crate::error::IrResult;
 use crate::model::{self, kinds, Constant, Decl, Node, Type};
 
 use super::source::ProgramSource;
-use super::value::{Name, Text};
+use super::value::{text_cost, Name, Text};
 
 /// A resolved reference: (program module, declaration index), or the resolution failure.
 #[derive(Debug, Clone)]
@@ -173,6 +173,10 @@ pub(crate) struct CDecl {
     /// A record's fields in the order a result writes them (byte order of their names), as
     /// positions in declaration order; empty for any other declaration.
     pub output_order: Box<[u32]>,
+    /// What writing a record of this declaration with every field present costs beyond its
+    /// one operation: the text cost of its type name and of each field name (0 for a record
+    /// whose names are all short, and for any other declaration).
+    pub written_names_cost: u64,
     /// A record whose every field is a primitive (or an optional one): checking a value
     /// already normalized against it charges exactly one operation per field and cannot fail
     /// but on the budget.
@@ -559,7 +563,13 @@ impl ModuleCompiler<'_> {
                 CDeclKind::Record { fields, update_target: None, .. } => fields.iter().all(|f| unit_check(&types, f.ty)),
                 _ => false,
             };
-            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order, unit_checked });
+            let written_names_cost = match &kind {
+                CDeclKind::Record { fields, .. } => {
+                    fields.iter().map(|f| text_cost(&f.name)).fold(text_cost(&name), u64::saturating_add)
+                }
+                _ => 0,
+            };
+            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order, written_names_cost, unit_checked });
         }
         // Frame sizes: the highest slot any node of the module binds or reads, plus the fields.
         let mut max_slot = 0u32;

@@ -10,10 +10,10 @@ use super::value::{len16, text_cost, Value};
 impl Machine<'_> {
     /// Compares two values, charging to `cx` / `node`.
     pub fn equal(&mut self, cx: Cx, node: Option<u32>, a: &Value, b: &Value) -> IrResult<bool> {
-        if !self.stack_ok() {
-            return Err(self.stack_error(cx, node));
-        }
         self.charge(cx, node, 1)?;
+        if !self.stack_ok() {
+            return Err(self.value_stack_error());
+        }
         self.tally(1);
         match (a, b) {
             (Value::Seq(x), Value::Seq(y)) => {

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::error::{codes, IrResult};
+use crate::error::{codes, IrError, IrResult};
 
 use super::compiled::Intrinsic;
 use super::machine::{Cx, Frame, Machine};
@@ -34,16 +34,15 @@ impl Machine<'_> {
         if values.len() != arity {
             return self.fail(cx, index, codes::INTRINSIC, format!("Intrinsic '{name}' expects {arity} argument(s), got {}.", values.len()));
         }
+        // Each argument must be a record with a type name. This failure, and those of the
+        // arguments' types below, name no declaration (as in the reference runtime); only the
+        // arity, a fault of the image's node, does.
         let mut records = Vec::with_capacity(2);
         for value in &values {
-            let record = match value {
-                Value::Seq(items) if items.len() == 1 => items[0].clone(),
-                other => other.clone(),
-            };
-            match record {
-                Value::Record(record) if record.type_name.is_some() => records.push(record),
+            match value {
+                Value::Record(record) if record.type_name.is_some() => records.push(Rc::clone(record)),
                 other => {
-                    return self.fail(cx, index, codes::INTRINSIC, format!("Intrinsic '{name}' expects a record value, got {}.", other.describe()))
+                    return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic '{name}' expects a record value, got {}.", other.describe())))
                 }
             }
         }
@@ -56,12 +55,10 @@ impl Machine<'_> {
                 let (record, update) = (&records[0], &records[1]);
                 let expected = format!("{}.Update", type_of(record));
                 if *type_of(update) != *expected {
-                    return self.fail(
-                        cx,
-                        index,
+                    return Err(IrError::new(
                         codes::INTRINSIC,
                         format!("Intrinsic 'apply' expects a {expected}, got {} for {}.", type_of(update), type_of(record)),
-                    );
+                    ));
                 }
                 let mut fields = record.fields.clone();
                 for (key, value) in &update.fields {
@@ -76,7 +73,7 @@ impl Machine<'_> {
             Intrinsic::Merge => {
                 let (a, b) = (&records[0], &records[1]);
                 if type_of(a) != type_of(b) {
-                    return self.fail(cx, index, codes::INTRINSIC, format!("Intrinsic 'merge' expects two {}, got {}.", type_of(a), type_of(b)));
+                    return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'merge' expects two {}, got {}.", type_of(a), type_of(b))));
                 }
                 let mut fields = a.fields.clone();
                 for (key, value) in &b.fields {
@@ -87,7 +84,7 @@ impl Machine<'_> {
             Intrinsic::Diff => {
                 let (before, after) = (&records[0], &records[1]);
                 if type_of(before) != type_of(after) {
-                    return self.fail(cx, index, codes::INTRINSIC, format!("Intrinsic 'diff' expects two {}, got {}.", type_of(before), type_of(after)));
+                    return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'diff' expects two {}, got {}.", type_of(before), type_of(after))));
                 }
                 let mut names: Vec<Name> = before.fields.iter().map(|(k, _)| Arc::clone(k)).collect();
                 for (k, _) in &after.fields {
@@ -120,12 +117,10 @@ impl Machine<'_> {
                             fields.iter().map(|f| Arc::clone(&f.name)).collect()
                         }
                         _ => {
-                            return self.fail(
-                                cx,
-                                index,
+                            return Err(IrError::new(
                                 codes::INTRINSIC,
                                 format!("Intrinsic 'changed' cannot find one declaration named '{type_name}'."),
-                            )
+                            ))
                         }
                     }
                 };

@@ -243,6 +243,18 @@ impl<'p> Machine<'p> {
         self.limit_fail(cx, node, "maxStackBytes", bytes, format!("The evaluation used more than {bytes} bytes of stack."))
     }
 
+    /// The stack budget ran out while a value was walked (checked against a type, compared or
+    /// written for the host): a limit of the walk, which names no declaration.
+    #[cold]
+    pub fn value_stack_error(&self) -> IrError {
+        let bytes = self.limits.max_stack_bytes as u64;
+        limit_error(
+            "maxStackBytes",
+            bytes,
+            format!("Walking a value would take the call past the {bytes} bytes of stack it may use."),
+        )
+    }
+
     /// The node charge and nesting check, without the nesting (a callee resolved in place, a
     /// pattern read without being built).
     #[inline(always)]
@@ -631,7 +643,7 @@ impl<'p> Machine<'p> {
     }
 
     #[inline(always)]
-    pub fn bind(&self, cx: Cx, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
+    pub fn bind(&self, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
         let slot = slot as usize;
         if slot == frame.len() && slot < frame.capacity() {
             // The next slot, as parameters are bound: added without growing.
@@ -648,13 +660,13 @@ impl<'p> Machine<'p> {
             }
             return Ok(());
         }
-        self.bind_grow(cx, frame, slot, value)
+        self.bind_grow(frame, slot, value)
     }
 
     #[inline(never)]
-    fn bind_grow(&self, cx: Cx, frame: &mut Frame, slot: usize, value: Value) -> IrResult<()> {
+    fn bind_grow(&self, frame: &mut Frame, slot: usize, value: Value) -> IrResult<()> {
         if slot >= MAX_SLOTS {
-            return Err(self.error(cx, None, codes::SLOT, format!("Local slot {slot} is past the {MAX_SLOTS} slots a frame may hold.")));
+            return Err(IrError::new(codes::SLOT, format!("Local slot {slot} is past the {MAX_SLOTS} slots a frame may hold.")));
         }
         if frame.len() <= slot {
             frame.resize(slot + 1, None);
@@ -906,7 +918,7 @@ impl<'p> Machine<'p> {
 
     fn member(&mut self, cx: Cx, index: u32, base: &Value, name: &Name) -> IrResult<Value> {
         let Value::Record(record) = base else {
-            return self.fail(cx, index, codes::BOUNDARY_TYPE, "Expected member access to be an object.");
+            return Err(IrError::new(codes::BOUNDARY_TYPE, "Expected member access to be an object."));
         };
         self.tally(record.lookup_work());
         if let Some(value) = record.get_name(name) {
@@ -955,18 +967,18 @@ impl<'p> Machine<'p> {
         let items = match iterable {
             Value::Seq(items) => items,
             single => {
-                self.bind(cx, frame, item, single)?;
+                self.bind(frame, item, single)?;
                 if let Some(slot) = index_slot {
-                    self.bind(cx, frame, slot, Value::Int(0))?;
+                    self.bind(frame, slot, Value::Int(0))?;
                 }
                 return self.eval(cx, frame, body);
             }
         };
         let mut out = Vec::with_capacity(items.len());
         for (position, value) in items.iter().enumerate() {
-            self.bind(cx, frame, item, value.clone())?;
+            self.bind(frame, item, value.clone())?;
             if let Some(slot) = index_slot {
-                self.bind(cx, frame, slot, Value::Int(position as i64))?;
+                self.bind(frame, slot, Value::Int(position as i64))?;
             }
             let value = self.eval(cx, frame, body)?;
             self.place(cx, index, &mut out, value)?;
@@ -1038,16 +1050,16 @@ impl<'p> Machine<'p> {
                 if done > 0 {
                     position += done;
                     let last = (start as i128 + position as i128 - 1) as i64;
-                    self.bind(cx, frame, item, Value::Int(last))?;
+                    self.bind(frame, item, Value::Int(last))?;
                     if position == count {
                         break;
                     }
                 }
             }
             let value = (start as i128 + position as i128) as i64;
-            self.bind(cx, frame, item, Value::Int(value))?;
+            self.bind(frame, item, Value::Int(value))?;
             if let Some(slot) = index_slot {
-                self.bind(cx, frame, slot, Value::Int(position as i64))?;
+                self.bind(frame, slot, Value::Int(position as i64))?;
             }
             let value = match leaf_body {
                 Some((op, lhs, rhs)) => self.eval_binary_body(cx, frame, body, op, lhs, rhs)?,
@@ -1132,11 +1144,11 @@ impl<'p> Machine<'p> {
         if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
             let prog = self.prog;
             if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
-                if let Some(found) = cases.iter().find(|c| Arc::ptr_eq(&c.name, case) || c.name == *case) {
-                    if !found.is_constant {
-                        self.charge_node(cx, node)?;
-                        return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
-                    }
+                // Any non-constant case of the name (an image could declare the name twice).
+                let named = |c: &&super::compiled::CCase| Arc::ptr_eq(&c.name, case) || c.name == *case;
+                if let Some(found) = cases.iter().filter(named).find(|c| !c.is_constant) {
+                    self.charge_node(cx, node)?;
+                    return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
                 }
             }
         }
@@ -1237,12 +1249,10 @@ impl<'p> Machine<'p> {
         }
         let declaration = prog.decl(function.module, function.decl);
         let CDeclKind::Function { params, body, result, .. } = &declaration.kind else {
-            return Err(self.error(fcx, None, codes::CALL, format!("'{}' is not a function.", declaration.name)));
+            return Err(IrError::new(codes::CALL, format!("'{}' is not a function.", declaration.name)));
         };
         if args.len() > params.len() {
-            return Err(self.error(
-                fcx,
-                None,
+            return Err(IrError::new(
                 codes::ARGUMENTS,
                 format!("Function '{}' expected at most {} arguments, got {}.", declaration.name, params.len(), args.len()),
             ));
@@ -1317,26 +1327,21 @@ impl<'p> Machine<'p> {
                 }
                 None if param.optional => self.normalize(fcx, param.ty, Value::empty(), &Path::Root(&param.name))?,
                 None => {
-                    return Err(self.error(
-                        fcx,
-                        None,
+                    return Err(IrError::new(
                         codes::ARGUMENTS,
                         format!("Function '{function}' requires argument '{}'.", param.name),
                     ))
                 }
             },
         };
-        self.bind(fcx, frame, slot, value)
+        self.bind(frame, slot, value)
     }
 
     // ---- constructions ----------------------------------------------------------------------
 
     /// Binds content items to a declaration's content field (ir-format §4.8).
-    #[allow(clippy::too_many_arguments)]
     pub fn bind_content(
         &self,
-        cx: Cx,
-        node: u32,
         decl_module: u32,
         fields: &[CField],
         props: &mut Vec<(Name, Value)>,
@@ -1344,15 +1349,13 @@ impl<'p> Machine<'p> {
         what: &str,
     ) -> IrResult<()> {
         let Some(field) = fields.iter().find(|f| f.content) else {
-            return self.fail(cx, node, codes::BOUNDARY_FIELD, format!("{what} does not accept content."));
+            return Err(IrError::new(codes::BOUNDARY_FIELD, format!("{what} does not accept content.")));
         };
         if props.iter().any(|(k, _)| **k == *field.name) {
-            return self.fail(
-                cx,
-                node,
+            return Err(IrError::new(
                 codes::BOUNDARY_FIELD,
                 format!("{what} field '{}' was supplied both as a property and as content.", field.name),
-            );
+            ));
         }
         let value = if self.admits_many(decl_module, field.ty) || items.len() != 1 {
             Value::seq(items)
@@ -1380,7 +1383,7 @@ impl<'p> Machine<'p> {
         let mut input = self.properties(cx, frame, props)?;
         if !content.is_empty() {
             let items = self.items(cx, frame, index, content)?;
-            self.bind_content(cx, index, module, fields, &mut input, items, what)?;
+            self.bind_content(module, fields, &mut input, items, what)?;
         }
         Ok(input)
     }
@@ -1526,29 +1529,27 @@ impl<'p> Machine<'p> {
             match (emit, &value) {
                 (Some((emit, _)), Value::Handler(handler)) => {
                     if handler.component_key != *key || handler.emit != *emit {
-                        return self.fail(
-                            cx,
-                            index,
+                        return Err(IrError::new(
                             codes::TYPE,
                             format!("'{prop}' of {name} must be a handler for {name}'s '{emit}' action."),
-                        );
+                        ));
                     }
                     handlers.push((prop, value));
                 }
                 (Some(_), Value::Record(record)) if record.type_name() == Some("ActionHandler") => {
-                    return self.fail(cx, index, codes::BOUNDARY_FIELD, format!("'{prop}' of {name} cannot be an ActionHandler record."));
+                    return Err(IrError::new(codes::BOUNDARY_FIELD, format!("'{prop}' of {name} cannot be an ActionHandler record.")));
                 }
                 (Some(_), _) => {
-                    return self.fail(cx, index, codes::TYPE, format!("'{prop}' of {name} must be an action handler."));
+                    return Err(IrError::new(codes::TYPE, format!("'{prop}' of {name} must be an action handler.")));
                 }
                 (None, Value::Handler(_)) => {
-                    return self.fail(cx, index, codes::BOUNDARY_FIELD, format!("{name} does not emit an action for '{prop}'."));
+                    return Err(IrError::new(codes::BOUNDARY_FIELD, format!("{name} does not emit an action for '{prop}'.")));
                 }
                 (None, _) => plain.push((prop, value)),
             }
         }
         if let Some(items) = items {
-            self.bind_content(cx, index, module, fields, &mut plain, items, name)?;
+            self.bind_content(module, fields, &mut plain, items, name)?;
         }
         let ccx = Cx { module, decl, depth: cx.depth };
         let mut frame = Frame::new();

@@ -117,7 +117,7 @@ impl<'p> Machine<'p> {
     #[inline(never)]
     fn normalize_checked(&mut self, cx: Cx, ty: u32, value: Value, path: &Path<'_>) -> IrResult<Value> {
         if !self.stack_ok() {
-            return Err(self.stack_error(cx, None));
+            return Err(self.value_stack_error());
         }
         let Some(ctype) = self.ty(cx.module, ty) else {
             return Err(self.error(cx, None, codes::MALFORMED, "NX IR image is malformed: no such type."));
@@ -137,14 +137,11 @@ impl<'p> Machine<'p> {
                 if *may_be_empty {
                     return Ok(Value::empty());
                 }
-                return Err(self.located(cx, boundary(format!("Expected {path} to hold at least one value, got the empty value."))));
+                return Err(boundary(format!("Expected {path} to hold at least one value, got the empty value.")));
             }
             if !may_be_many {
                 if items.len() != 1 {
-                    return Err(self.located(
-                        cx,
-                        boundary(format!("Expected {path} to hold at most one value, got a sequence of {}.", items.len())),
-                    ));
+                    return Err(boundary(format!("Expected {path} to hold at most one value, got a sequence of {}.", items.len())));
                 }
                 let only = items[0].clone();
                 return self.normalize(cx, *item, only, &Path::Index(path, 0));
@@ -161,14 +158,14 @@ impl<'p> Machine<'p> {
             while let Value::Seq(items) = &value {
                 value = match items.len() {
                     1 => items[0].clone(),
-                    0 => return Err(self.located(cx, boundary(format!("Expected {path} to hold a value, got the empty value.")))),
-                    n => return Err(self.located(cx, boundary(format!("Expected {path} to hold one value, got a sequence of {n}.")))),
+                    0 => return Err(boundary(format!("Expected {path} to hold a value, got the empty value."))),
+                    n => return Err(boundary(format!("Expected {path} to hold one value, got a sequence of {n}."))),
                 };
             }
         }
         self.charge(cx, None, 1)?;
         match ctype {
-            CType::Prim(prim) => self.normalize_primitive(cx, prim, value, path),
+            CType::Prim(prim) => self.normalize_primitive(prim, value, path),
             CType::Nominal(target) => self.normalize_nominal(cx, target, value, path),
             CType::Function => match &value {
                 Value::Function(_) => Ok(value),
@@ -177,7 +174,7 @@ impl<'p> Machine<'p> {
                         let function = self.resolve_function(module, name, path)?;
                         Ok(Value::Function(function))
                     }
-                    None => Err(self.located(cx, boundary(format!("Expected {path} to be a function value.")))),
+                    None => Err(boundary(format!("Expected {path} to be a function value."))),
                 },
             },
             CType::Seq { .. } => Ok(value),
@@ -192,7 +189,7 @@ impl<'p> Machine<'p> {
         let single = self.prog.shortcuts && !matches!(value, Value::Seq(_));
         if let (Some(CType::Seq { item, may_be_many: true, .. }), true) = (self.ty(cx.module, ty), single) {
             if !self.stack_ok() {
-                return Err(self.stack_error(cx, None));
+                return Err(self.value_stack_error());
             }
             // The list's own check and its one item, as `normalize` tallies them.
             self.tally(2);
@@ -202,21 +199,13 @@ impl<'p> Machine<'p> {
         Ok((self.normalize(cx, ty, value, path)?, false))
     }
 
-    /// Adds the declaration to an error raised while checking.
-    pub fn located(&self, cx: Cx, mut error: IrError) -> IrError {
-        if let Some(decl) = self.prog.modules.get(cx.module as usize).and_then(|m| m.decls.get(cx.decl as usize)) {
-            error.diagnostics[0].declaration = Some(decl.qualified.to_string());
-        }
-        error
-    }
-
     /// Resolves a `Function` record's module and name to a linked function.
     pub fn resolve_function(&self, module: &str, name: &str, path: &dyn fmt::Display) -> IrResult<FunctionRef> {
         self.prog.resolve_function(module, name, path)
     }
 
-    fn normalize_primitive(&self, cx: Cx, prim: &Prim, value: Value, path: &Path<'_>) -> IrResult<Value> {
-        let fail = |message: String| Err(self.located(cx, boundary(message)));
+    fn normalize_primitive(&self, prim: &Prim, value: Value, path: &Path<'_>) -> IrResult<Value> {
+        let fail = |message: String| Err(boundary(message));
         match prim {
             Prim::Int => match value {
                 Value::Int(_) => Ok(value),
@@ -269,7 +258,7 @@ impl<'p> Machine<'p> {
                 _ => fail(format!("Expected {path} to be a boolean.")),
             },
             Prim::Object => Ok(value),
-            Prim::Unknown(name) => Err(self.located(cx, IrError::new(codes::SCHEMA, format!("Unknown primitive type '{name}'.")))),
+            Prim::Unknown(name) => Err(IrError::new(codes::SCHEMA, format!("Unknown primitive type '{name}'."))),
         }
     }
 
@@ -284,23 +273,32 @@ impl<'p> Machine<'p> {
         let dcx = Cx { module, decl, depth: cx.depth };
         match &declaration.kind {
             CDeclKind::Record { fields, update_target: Some(_), .. } => {
-                let record = self.require_record(cx, &value, path)?;
+                let record = self.require_record(&value, path)?;
                 if let Some(tn) = record.type_name().filter(|t| *t != &**display) {
-                    return Err(self.located(cx, boundary(format!("Expected {path} to be a {display}, got '{tn}'."))));
+                    return Err(boundary(format!("Expected {path} to be a {display}, got '{tn}'.")));
                 }
                 let fields = self.normalize_patch_fields(dcx, fields, &record.fields, path)?;
                 Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
-                let record = self.require_record(cx, &value, path)?;
+                let record = self.require_record(&value, path)?;
                 let named = record.type_name.as_ref().filter(|t| !Arc::ptr_eq(t, display) && ***t != **display);
                 if let Some(tn) = named.cloned() {
-                    let shape = self.resolve_subtype(cx, &tn, module, decl, display, path)?;
+                    let shape = self.resolve_subtype(&tn, module, decl, display, path)?;
                     let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
                     let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
                     let mut frame = Frame::new();
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
                     return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
+                }
+                // Nothing is an instance of an abstract record, not even a value built as one
+                // (which only an altered image can build).
+                if *is_abstract {
+                    let message = match record.type_name() {
+                        None => format!("Expected {path} to be a concrete type extending {display}, got an object with no '$type' discriminator naming one."),
+                        Some(_) => format!("Expected {path} to be a concrete type extending {display}, got abstract '{display}'."),
+                    };
+                    return Err(boundary(message));
                 }
                 if record.normal_of == Some((module, decl)) && record.fields.len() == fields.len() {
                     // Normalized against this very declaration before, every field present (so
@@ -308,13 +306,6 @@ impl<'p> Machine<'p> {
                     // again gives it back unchanged, so only the checks' charges are made.
                     self.recheck_fields(dcx, fields, &record, declaration.unit_checked, path)?;
                     return Ok(value);
-                }
-                if *is_abstract {
-                    let message = match record.type_name() {
-                        None => format!("Expected {path} to be a concrete type extending {display}, got an object with no '$type' discriminator naming one."),
-                        Some(_) => format!("Expected {path} to be a concrete type extending {display}, got abstract '{display}'."),
-                    };
-                    return Err(self.located(cx, boundary(message)));
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
@@ -324,21 +315,18 @@ impl<'p> Machine<'p> {
                 if let Some(text) = value.as_text() {
                     return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
                         Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&case.name) }))),
-                        None => Err(self.located(
-                            cx,
-                            boundary(format!("Invalid constant union case for {path}: '{text}' is not a case of {display}.")),
-                        )),
+                        None => Err(boundary(format!("Invalid constant union case for {path}: '{text}' is not a case of {display}."))),
                     };
                 }
-                let record = self.require_record(cx, &value, path)?;
+                let record = self.require_record(&value, path)?;
                 let Some(type_name) = record.type_name.clone() else {
-                    return Err(self.located(cx, boundary(format!("Expected {path} to include a '$type' discriminator."))));
+                    return Err(boundary(format!("Expected {path} to include a '$type' discriminator.")));
                 };
                 let Some(case_name) = type_name.strip_prefix(&**display).and_then(|rest| rest.strip_prefix('.')) else {
-                    return Err(self.located(cx, boundary(format!("Expected {path} to be a {display} union case."))));
+                    return Err(boundary(format!("Expected {path} to be a {display} union case.")));
                 };
                 let Some(case) = cases.iter().find(|c| &*c.name == case_name) else {
-                    return Err(self.located(cx, boundary(format!("Invalid union case '{type_name}' for {path}."))));
+                    return Err(boundary(format!("Invalid union case '{type_name}' for {path}.")));
                 };
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, &case.fields, &record.fields, &mut frame, path, false)?;
@@ -367,10 +355,10 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    fn require_record(&self, cx: Cx, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {
+    fn require_record(&self, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {
         match value {
             Value::Record(record) => Ok(Rc::clone(record)),
-            _ => Err(self.located(cx, boundary(format!("Expected {path} to be an object.")))),
+            _ => Err(boundary(format!("Expected {path} to be an object."))),
         }
     }
 
@@ -378,7 +366,6 @@ impl<'p> Machine<'p> {
     /// or a non-constant union case whose declaration directly extends `expected`.
     fn resolve_subtype(
         &self,
-        cx: Cx,
         discriminator: &str,
         expected_module: u32,
         expected_decl: u32,
@@ -405,23 +392,17 @@ impl<'p> Machine<'p> {
             })
             .unwrap_or_default();
         match candidates.as_slice() {
-            [] => Err(self.located(cx, boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")))),
+            [] => Err(boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'."))),
             [shape] => {
                 if shape.case.is_none() && matches!(prog.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
-                    return Err(self.located(
-                        cx,
-                        boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")),
-                    ));
+                    return Err(boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")));
                 }
                 Ok(*shape)
             }
-            more => Err(self.located(
-                cx,
-                boundary(format!(
+            more => Err(boundary(format!(
                     "Ambiguous subtype at {path}: {} declarations named '{discriminator}' extend {expected}, and a '$type' discriminator cannot tell them apart.",
                     more.len()
-                )),
-            )),
+                ))),
         }
     }
 
@@ -470,7 +451,7 @@ impl<'p> Machine<'p> {
         self.tally((taken as u64 + 1) * (fields.len() as u64 + 1));
         for key in input.names() {
             if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
-                return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
+                return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
             }
         }
         let first_slot = frame.len() as u32;
@@ -512,7 +493,7 @@ impl<'p> Machine<'p> {
             if kept {
                 out.push((Arc::clone(&field.name), value.clone()));
             }
-            self.bind(cx, frame, first_slot + offset as u32, value)?;
+            self.bind(frame, first_slot + offset as u32, value)?;
         }
         Ok(out)
     }
@@ -530,7 +511,7 @@ impl<'p> Machine<'p> {
         self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
         for (key, _) in input {
             if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
-                return Err(self.located(cx, IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'."))));
+                return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
             }
         }
         let mut out = Vec::new();
@@ -540,13 +521,10 @@ impl<'p> Machine<'p> {
                 continue;
             };
             if value.is_empty() && !self.admits_empty(cx.module, field.ty) {
-                return Err(self.located(
-                    cx,
-                    boundary(format!(
+                return Err(boundary(format!(
                         "Expected {path}.{} to hold a value; an update record clears a field only where the target declares it optional.",
                         field.name
-                    )),
-                ));
+                    )));
             }
             let value = self.normalize(cx, field.ty, value, &Path::Field(path, &field.name))?;
             out.push((Arc::clone(&field.name), value));

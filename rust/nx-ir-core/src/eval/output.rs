@@ -11,24 +11,40 @@ use super::value::{text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
     /// Writes `value` for the host, charging each value written to `cx` (no span).
+    ///
+    /// A value's charge is made in one piece before it is written, as the reference runtime
+    /// makes it: 1 for the value, plus for a text its text cost, and for a record the text cost
+    /// of its type name and of every field name. A budget that cannot cover the whole of it
+    /// refuses it whole, so the usage of a failed call never counts part of a charge.
     pub fn write<S: HostValueSink>(&mut self, cx: Cx, value: &Value, sink: &mut S) -> IrResult<S::Out> {
-        if !self.stack_ok() {
-            return Err(self.stack_error(cx, None));
-        }
-        self.charge_written(cx)?;
         match value {
-            Value::Bool(b) => sink.bool(*b),
-            Value::Int(i) => sink.int(*i),
-            Value::Float(f) => sink.float(*f),
             Value::Str(s) => self.write_text(cx, s, sink),
             Value::Case(case) => {
-                if self.budgeted {
-                    self.charge(cx, None, text_cost(&case.case))?;
-                }
+                self.charge_text_written(cx, &case.case)?;
                 sink.str(&case.case)
             }
-            Value::Seq(items) => self.write_items(cx, items, sink),
+            Value::Record(record) => self.write_record(cx, record, sink),
+            Value::Seq(items) => {
+                if !self.stack_ok() {
+                    return Err(self.value_stack_error());
+                }
+                self.charge_written(cx)?;
+                self.write_items(cx, items, sink)
+            }
+            Value::Bool(b) => {
+                self.charge_written(cx)?;
+                sink.bool(*b)
+            }
+            Value::Int(i) => {
+                self.charge_written(cx)?;
+                sink.int(*i)
+            }
+            Value::Float(f) => {
+                self.charge_written(cx)?;
+                sink.float(*f)
+            }
             Value::Function(function) => {
+                self.charge_written(cx)?;
                 let prog = self.prog;
                 let module = &prog.modules[function.module as usize];
                 let name = &module.decls[function.decl as usize].name;
@@ -36,72 +52,79 @@ impl Machine<'_> {
                 sink.record(Some("Function"), fields)
             }
             Value::Handler(handler) => {
+                self.charge_written(cx)?;
                 let action = sink.str(&handler.action)?;
                 sink.record(Some("ActionHandler"), vec![("action", action)])
-            }
-            Value::Record(record) => {
-                if self.budgeted {
-                    if let Some(name) = &record.type_name {
-                        self.charge(cx, None, text_cost(name))?;
-                    }
-                }
-                self.tally(record.fields.len() as u64);
-                if let (Some((module, decl)), Some(type_name)) = (record.normal_of, record.type_name.as_deref()) {
-                    let prog = self.prog;
-                    let order = &prog.decl(module, decl).output_order;
-                    if order.len() == record.fields.len() {
-                        // Every declared field present, stored in declaration order: written in
-                        // the declaration's own output order, as a shape the sink may know.
-                        return sink.shaped_record((module, decl), type_name, order.len(), |sink, at| {
-                            let (name, item) = &record.fields[order[at] as usize];
-                            let cost = text_cost(name);
-                            if self.budgeted && cost > 0 {
-                                self.charge(cx, None, cost)?;
-                            }
-                            let written = match self.prog.shortcuts {
-                                true => self.write_member(cx, item, sink),
-                                false => self.write(cx, item, sink),
-                            };
-                            Ok((&**name, written?))
-                        });
-                    }
-                }
-                let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
-                // Field positions in byte order of their names; small records sort on the stack.
-                let count = record.fields.len();
-                let mut small = [0u32; 16];
-                let mut large = Vec::new();
-                let order: &mut [u32] = if count <= small.len() {
-                    for (i, slot) in small.iter_mut().enumerate().take(count) {
-                        *slot = i as u32;
-                    }
-                    &mut small[..count]
-                } else {
-                    large.extend(0..count as u32);
-                    &mut large
-                };
-                order.sort_unstable_by(|a, b| byte_order(&record.fields[*a as usize].0, &record.fields[*b as usize].0));
-                let mut fields = Vec::with_capacity(count);
-                for &position in order.iter() {
-                    let (name, item) = &record.fields[position as usize];
-                    if self.budgeted {
-                        self.charge(cx, None, text_cost(name))?;
-                    }
-                    let out = if update && item.is_empty() {
-                        self.charge(cx, None, 1)?;
-                        sink.null()?
-                    } else {
-                        self.write(cx, item, sink)?
-                    };
-                    fields.push((&**name, out));
-                }
-                sink.record(record.type_name.as_deref(), fields)
             }
         }
     }
 
+    /// A record written: its one charge (see [`Machine::write`]), then its fields in byte order
+    /// of their names.
+    #[inline]
+    fn write_record<S: HostValueSink>(&mut self, cx: Cx, record: &Record, sink: &mut S) -> IrResult<S::Out> {
+        if !self.stack_ok() {
+            return Err(self.value_stack_error());
+        }
+        self.tally(record.fields.len() as u64);
+        if let (Some((module, decl)), Some(type_name)) = (record.normal_of, record.type_name.as_deref()) {
+            let prog = self.prog;
+            let declaration = prog.decl(module, decl);
+            let order = &declaration.output_order;
+            if order.len() == record.fields.len() {
+                // Every declared field present, stored in declaration order: its names are the
+                // declaration's, whose text cost is known, and it is written in the
+                // declaration's own output order, as a shape the sink may know.
+                let names_cost = if self.budgeted { declaration.written_names_cost } else { 0 };
+                self.charge_written_with(cx, names_cost)?;
+                return sink.shaped_record((module, decl), type_name, order.len(), |sink, at| {
+                    let (name, item) = &record.fields[order[at] as usize];
+                    let written = match self.prog.shortcuts {
+                        true => self.write_member(cx, item, sink),
+                        false => self.write(cx, item, sink),
+                    };
+                    Ok((&**name, written?))
+                });
+            }
+        }
+        let names_cost = if self.budgeted {
+            record.fields.iter().map(|(name, _)| text_cost(name)).fold(record.type_name.as_deref().map_or(0, text_cost), u64::saturating_add)
+        } else {
+            0
+        };
+        self.charge_written_with(cx, names_cost)?;
+        let update = record.type_name.as_deref().is_some_and(|t| t.ends_with(".Update"));
+        // Field positions in byte order of their names; small records sort on the stack.
+        let count = record.fields.len();
+        let mut small = [0u32; 16];
+        let mut large = Vec::new();
+        let order: &mut [u32] = if count <= small.len() {
+            for (i, slot) in small.iter_mut().enumerate().take(count) {
+                *slot = i as u32;
+            }
+            &mut small[..count]
+        } else {
+            large.extend(0..count as u32);
+            &mut large
+        };
+        order.sort_unstable_by(|a, b| byte_order(&record.fields[*a as usize].0, &record.fields[*b as usize].0));
+        let mut fields = Vec::with_capacity(count);
+        for &position in order.iter() {
+            let (name, item) = &record.fields[position as usize];
+            let out = if update && item.is_empty() {
+                // A cleared field: its empty value is charged as written, and written `null`.
+                self.charge_written(cx)?;
+                sink.null()?
+            } else {
+                self.write(cx, item, sink)?
+            };
+            fields.push((&**name, out));
+        }
+        sink.record(record.type_name.as_deref(), fields)
+    }
+
     /// [`Machine::write`] of a record's field: a scalar or a text written in place, as `write`
-    /// would (the same charges, in order), without the stack check the record's own write made.
+    /// would (the same charges, in order).
     #[inline(always)]
     fn write_member<S: HostValueSink>(&mut self, cx: Cx, item: &Value, sink: &mut S) -> IrResult<S::Out> {
         match item {
@@ -117,22 +140,27 @@ impl Machine<'_> {
                 self.charge_written(cx)?;
                 sink.float(*f)
             }
-            Value::Str(s) => {
-                self.charge_written(cx)?;
-                self.write_text(cx, s, sink)
-            }
+            Value::Str(s) => self.write_text(cx, s, sink),
             other => self.write(cx, other, sink),
         }
     }
 
-    /// A text written, past its charge as a value: its text cost, and its units of work.
+    /// A text written, with its charge (1 and its text cost) and its units of work.
     #[inline(always)]
     fn write_text<S: HostValueSink>(&mut self, cx: Cx, text: &str, sink: &mut S) -> IrResult<S::Out> {
-        if self.budgeted {
-            self.charge(cx, None, text_cost(text))?;
-        }
+        self.charge_text_written(cx, text)?;
         self.tally(text.len() as u64 / 64);
         sink.str(text)
+    }
+
+    /// The charge of a text written: 1, plus its text cost under a budget, in one piece.
+    #[inline(always)]
+    fn charge_text_written(&mut self, cx: Cx, text: &str) -> IrResult<()> {
+        // Fewer than 64 bytes cannot hold 64 code units: the common case costs 1.
+        if self.budgeted && text.len() >= 64 {
+            return self.charge_written_with(cx, text_cost(text));
+        }
+        self.charge_written(cx)
     }
 
     /// The charge of 1 (and its unit of work) each value written makes.
@@ -141,6 +169,17 @@ impl Machine<'_> {
         if !self.charge_one() {
             self.charge(cx, None, 1)?;
         }
+        self.tally(1);
+        Ok(())
+    }
+
+    /// The charge of a value written whose text costs `extra` beyond its 1, in one piece.
+    #[inline(always)]
+    fn charge_written_with(&mut self, cx: Cx, extra: u64) -> IrResult<()> {
+        if extra == 0 {
+            return self.charge_written(cx);
+        }
+        self.charge(cx, None, extra.saturating_add(1))?;
         self.tally(1);
         Ok(())
     }
@@ -185,7 +224,7 @@ impl Machine<'_> {
     /// Writes `item` as a list holding it alone, as [`Machine::write`] writes such a list.
     pub fn write_one_item_list<S: HostValueSink>(&mut self, cx: Cx, item: &Value, sink: &mut S) -> IrResult<S::Out> {
         if !self.stack_ok() {
-            return Err(self.stack_error(cx, None));
+            return Err(self.value_stack_error());
         }
         self.charge_written(cx)?;
         self.write_items(cx, std::slice::from_ref(item), sink)

@@ -200,15 +200,19 @@ fn division_by_zero_and_arguments() {
     assert_eq!(error.code(), codes::DIVISION_BY_ZERO);
     assert_eq!(error.diagnostics[0].declaration.as_deref(), Some("main.nx::ratio"));
     assert!(error.diagnostics[0].limit.is_none());
+    // Argument failures name the argument and, as in the reference runtime, no declaration.
     let error = evaluate_function(&program, "add", &[HostValue::Int(1)], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::ARGUMENTS);
     assert_eq!(error.diagnostics[0].argument.as_deref(), Some("b"));
+    assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "add", &[HostValue::str("x"), HostValue::Int(1)], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::BOUNDARY_TYPE);
     assert_eq!(error.diagnostics[0].argument.as_deref(), Some("a"));
+    assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "add", &[HostValue::Int(1), HostValue::Int(1), HostValue::Int(1)], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::ARGUMENTS);
     assert!(error.diagnostics[0].argument.is_none());
+    assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "missing", &[], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::MISSING_ENTRYPOINT);
 }
@@ -533,4 +537,29 @@ fn text_values_hold_their_bytes_behind_one_word() {
     drop(text);
     assert_eq!(shared.len(), 1 << 17);
     assert!(shared.bytes().all(|b| b == b'x'));
+}
+
+#[test]
+fn a_written_value_is_charged_in_one_piece_and_a_refused_charge_is_not_counted() {
+    // `held(o: object): object = o` of the corpus' host-values: checking the argument, reading
+    // the slot and checking the result cost 3; writing a text of 64 code units or more costs 1
+    // plus its text cost, and a record 1 plus the text cost of its names, each as one charge.
+    let mut b = Builder::new("main.nx");
+    let object = b.prim("object");
+    let body = b.slot(0, "o");
+    b.function("held", vec![("o", object, 0)], body, Some(object));
+    let program = b.program();
+    let text = HostValue::str("é".repeat(64));
+    let long_name = HostValue::Record(HostRecord::new(None).with(&"n".repeat(70), HostValue::Int(1)));
+    assert_eq!(cost(&program, "held", std::slice::from_ref(&text)).1, 5);
+    assert_eq!(cost(&program, "held", std::slice::from_ref(&long_name)).1, 6);
+    // (argument, budget, operations the failed call reports): the nx-ir-runtime 0.7.0 numbers
+    // of host-values held#text and held#longName.
+    for (arg, budget, used) in [(&text, 4, 3), (&long_name, 4, 3), (&long_name, 5, 5)] {
+        let mut usage = Usage::default();
+        let error = evaluate_function_with(&program, "held", &[Some(arg)], &Limits::with_budget(budget), &mut HostValueBuilder, &mut usage)
+            .unwrap_err();
+        assert_eq!(limit_name(&error), Some("maxOperations"));
+        assert_eq!(usage.operations, Some(used), "{arg:?} at {budget}");
+    }
 }

@@ -1,0 +1,100 @@
+//! nx-ir-core against `nx-ir-runtime` 0.7.0 on programs of our own: failures the corpus never
+//! reaches (a value the program did not check reaching an intrinsic or a member access, too many
+//! arguments, an abstract record built anyway, a union that declares a case name twice), each
+//! call evaluated in both engines with no budget and at every budget up to its count.
+//!
+//! The images are assembled from the texts below by nx-ir-core's assembler; what each call must
+//! do is whatever the reference does with the same bytes.
+
+use nx_agent_oracle::agreement::corpus_agreement;
+use nx_agent_oracle::corpus::{Call, Image, Program};
+use nx_agent_oracle::engine::Reference5;
+use nx_ir_core::assemble::{assemble_image_with_links, AssembleOptions};
+
+const PROBES: &str = r#"module probe.nx fingerprint 1
+requires update-records-v1 update-intrinsics-v1
+entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice] components []
+
+union Shape
+  case dot constant
+  case dot
+    side: int required
+
+record Point abstract
+  x: int required
+
+record Opt
+  a: int = 1
+  b: int?
+
+record Opt.Update update of Opt
+  a: int
+  b: int?
+
+record Other
+  n: int?
+
+function applied(x: object, y: object) =
+  apply(x, y)
+
+function merged() =
+  merge(<Opt a=1 />, <Other n=2 />)
+
+function member(x: object) =
+  x.name
+
+function sum(p: Point): int =
+  p.x
+
+function abstractBuilt(): int =
+  sum(<Point x=1 />)
+
+function corners(shape: Shape) =
+  if shape is
+    Shape.dot =>
+      0
+
+function caseNamedTwice() =
+  corners(<Shape.dot />)
+"#;
+
+fn call(function: &str, case: &str, arguments: &[&str]) -> Call {
+    Call {
+        module: "probe.nx".to_string(),
+        function: function.to_string(),
+        case: Some(case.to_string()),
+        arguments: arguments.iter().map(|a| a.to_string()).collect(),
+    }
+}
+
+fn probes() -> Program {
+    let options = AssembleOptions { source: None, version: String::new(), schema: 5 };
+    let bytes = assemble_image_with_links(PROBES, &options, &[PROBES]).expect("the probes assemble");
+    Program {
+        name: "probes".to_string(),
+        entry: Some("probe.nx".to_string()),
+        calls: vec![
+            call("applied", "intToInt", &["5", "6"]),
+            call("applied", "recordToItself", &[r#"{"$type":"Opt","a":2}"#, r#"{"$type":"Opt","a":3}"#]),
+            call("applied", "update", &[r#"{"$type":"Opt","a":2}"#, r#"{"$type":"Opt.Update","b":3}"#]),
+            call("applied", "listOfOne", &[r#"[{"$type":"Opt","a":2}]"#, r#"{"$type":"Opt.Update","b":3}"#]),
+            call("member", "ofInt", &["5"]),
+            call("member", "ofRecord", &[r#"{"name":"Ada"}"#]),
+            call("sum", "tooManyArguments", &[r#"{"$type":"Point","x":1}"#, "2"]),
+            call("sum", "abstract", &[r#"{"$type":"Point","x":1}"#]),
+            call("sum", "noDiscriminator", &[r#"{"x":1}"#]),
+        ],
+        images: vec![Image { identity: "probe.nx".to_string(), file: "probes".to_string(), stripped: true, bytes }],
+    }
+}
+
+#[test]
+fn the_probes_agree_at_every_budget() {
+    let report = corpus_agreement::<Reference5>(&[probes()]);
+    let summary = report.summary(5);
+    println!("probes: {summary}");
+    // Two image variants (the probe has one, used for both), each with every recorded call and
+    // every no-argument call of its entrypoints.
+    assert!(report.calls >= 2 * 15, "{summary}");
+    assert!(report.disagreements.is_empty(), "{summary}\n{}", report.disagreements.join("\n"));
+}
