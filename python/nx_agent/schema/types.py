@@ -9,6 +9,7 @@ alias target); type arguments are read and dropped, since an image erases them.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .model import ProgramModel, TypeDict
 
@@ -16,15 +17,19 @@ PRIMITIVES = frozenset({"int", "int32", "int64", "float32", "float64", "string",
 
 
 def spell(ty: TypeDict) -> str:
-    """The NX spelling of a type: bare declaration names, ``T?``/``T+``/``T*``, function types."""
+    """The NX spelling of a type: bare declaration names, ``T?``/``T+``/``T*``, function types,
+    constrained types as explain writes them (``int where in 1..=10``, ``float64 where > 0.0 &&
+    < 1.0``), parenthesised under a suffix (which would otherwise bind to the last bound)."""
     kind = ty["kind"]
     if kind in ("primitive", "nominal"):
         return str(ty["name"])
     if kind == "seq":
         inner = spell(ty["item"])
-        if ty["item"]["kind"] in ("function", "any-function"):
+        if ty["item"]["kind"] in ("function", "any-function", "constrained"):
             inner = f"({inner})"
         return inner + str(ty["occurrence"])
+    if kind == "constrained":
+        return f"{spell(ty['base'])} where {interval_text(ty['low'], ty['high'])}"
     if kind == "function":
         params = []
         for param in ty["parameters"]:
@@ -37,6 +42,20 @@ def spell(ty: TypeDict) -> str:
     if kind == "any-function":
         return f"<function ... />: {spell(ty['result'])}"
     return "?"
+
+
+def interval_text(low: dict[str, Any] | None, high: dict[str, Any] | None) -> str:
+    """A constrained type's interval as explain writes it: ``in A..=B`` (``in A..B`` when the high
+    end is excluded) when both ends are given and the low one is included, else ``>= A``/``> A``
+    and ``<= B``/``< B`` joined by `` && ``. Each end is spelled by its ``text``."""
+    if low is not None and high is not None and not low["exclusive"]:
+        return f"in {low['text']}{'..' if high['exclusive'] else '..='}{high['text']}"
+    terms = []
+    if low is not None:
+        terms.append(f"{'>' if low['exclusive'] else '>='} {low['text']}")
+    if high is not None:
+        terms.append(f"{'<' if high['exclusive'] else '<='} {high['text']}")
+    return " && ".join(terms)
 
 
 def declared_parameter_type(ty: TypeDict, optional: bool) -> TypeDict:
