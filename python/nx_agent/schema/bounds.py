@@ -35,7 +35,7 @@ Side = Literal["low", "high"]
 INTEGER_BASES = frozenset({"int", "int32", "int64"})
 FLOAT_BASES = frozenset({"float32", "float64"})
 INT32_RANGE = (-(2**31), 2**31 - 1)
-FLOAT32_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+FLOAT32_MAX: float = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 _EXACT_INTEGERS = 2**53
 
 
@@ -125,7 +125,7 @@ def _next_float32_up(value: float) -> float:
     """The least float32 above the float32 ``value`` (below float32's largest)."""
     if value == 0.0:
         return _from_bits(1)
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    bits: int = struct.unpack("<I", struct.pack("<f", value))[0]
     return _from_bits(bits + 1 if value > 0 else bits - 1)
 
 
