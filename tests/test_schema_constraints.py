@@ -330,3 +330,60 @@ def test_float32_ends_are_the_nearest_float32_inside(end: float, exclusive: bool
     # Whatever the schema admits rounds to a float32 the interval admits.
     if abs(probe) <= FLOAT32_MAX and (probe >= bound if low else probe <= bound):
         assert admits(f32(probe), *interval)
+
+
+# -- spellings a host supplies in its descriptions ---------------------------------------------------
+
+
+def test_an_alias_target_and_a_result_type_may_be_constrained() -> None:
+    text = main("alias Guests\n\nfunction count(n: int) =\n  n\n")
+    p = program(text)
+    descriptions = {
+        "modules": {
+            "main.nx": {
+                "types": {"Guests": {"alias": "int where in 1..=10"}},
+                "functions": {"count": {"resultType": "(float64 where > 0.0 && < 1.0)*"}},
+            }
+        }
+    }
+    alias = type_schema(p, {"name": "Guests"}, descriptions=descriptions)
+    assert dumps(alias["schema"]) == f'{{"$schema":"{DIALECT}","type":"integer","minimum":1,"maximum":10}}'
+    answer = function_schema(p, {"name": "count"}, descriptions=descriptions)
+    assert answer["resultType"] == "(float64 where > 0.0 && < 1.0)*"
+    assert dumps(answer["outputSchema"]) == (
+        f'{{"$schema":"{DIALECT}","type":"array","items":{{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("spelled", "expected"),
+    [
+        ("int where in 1..=10", {"type": "integer", "minimum": 1, "maximum": 10}),
+        ("int where in 1..10", {"type": "integer", "minimum": 1, "maximum": 9}),
+        ("int32 where >= -5", {"type": "integer", "minimum": -5, "maximum": 2147483647}),
+        ("float64 where > 0.5 && <= 2.0", {"type": "number", "exclusiveMinimum": 0.5, "maximum": 2}),
+        ("float32 where < 1.0", {"type": "number", "maximum": 1 - 2**-24}),
+        ("float64 where > -inf && < inf", {"type": "number"}),
+        ("(int where >= 0)?", {"type": "integer", "minimum": 0}),
+        ("(int where >= 0)+", {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1}),
+    ],
+)
+def test_constrained_spellings_are_read(spelled: str, expected: dict[str, Any]) -> None:
+    p = program(main("alias Target\n"))
+    descriptions = {"modules": {"main.nx": {"types": {"Target": {"alias": spelled}}}}}
+    schema = type_schema(p, {"name": "Target"}, direction="input", descriptions=descriptions)["schema"]
+    schema.pop("$schema")
+    if spelled.endswith("?"):
+        expected = {"anyOf": [expected, {"type": "null"}]}
+    assert dumps(schema) == dumps(expected)
+
+
+@pytest.mark.parametrize(
+    "spelled", ["string where > 0", "int where >= 0?", "int where in 1", "int where => 0", "int where >= x", "(int where >= 0"]
+)
+def test_constrained_spellings_that_do_not_read(spelled: str) -> None:
+    p = program(main("alias Target\n"))
+    descriptions = {"modules": {"main.nx": {"types": {"Target": {"alias": spelled}}}}}
+    answer = type_schema(p, {"name": "Target"}, descriptions=descriptions)
+    assert "schema" not in answer
+    assert [d["code"] for d in answer["diagnostics"]] == ["schema-inexpressible-type"]
