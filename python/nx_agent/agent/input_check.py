@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..schema.validation import validator_for
 from .results import ToolFailure, failure
 
 __all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "schema_refusal"]
@@ -44,6 +43,9 @@ class InputCheck:
     __slots__ = ("tool_name", "validator")
 
     def __init__(self, tool_name: str, schema: Mapping[str, Any]) -> None:
+        # Imported here: a bare ``import nx_agent`` loads neither the schema package nor jsonschema-rs.
+        from ..schema.validation import validator_for
+
         self.tool_name = tool_name
         self.validator: Any = validator_for(schema)
 
