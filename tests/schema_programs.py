@@ -81,6 +81,8 @@ def module(identity: str, body: str, *, links: tuple[str, ...] = ()) -> str:
         features.append("property-unions-v1")
     if "<function ... />" in body:
         features.append("function-reference-type-v1")
+    if " where " in body:
+        features.append("constraints-v1")
     head = [f"module {identity} fingerprint 1"]
     head += [f'links {link} version "" fingerprint 1' for link in links]
     if features:

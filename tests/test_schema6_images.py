@@ -89,14 +89,14 @@ def test_declarations_show_constrained_types_and_state_records() -> None:
     assert guests == {
         "kind": "constrained",
         "base": {"kind": "primitive", "name": "int"},
-        "low": {"value": 1, "exclusive": False},
-        "high": {"value": 10, "exclusive": False},
+        "low": {"value": 1, "exclusive": False, "text": "1"},
+        "high": {"value": 10, "exclusive": False, "text": "10"},
     }
     assert isinstance(guests["low"]["value"], int)
     assert nights["high"] is None
     assert budget["kind"] == "seq" and budget["occurrence"] == "?"
     low = budget["item"]["low"]
-    assert low == {"value": 0.0, "exclusive": True} and isinstance(low["value"], float)
+    assert low == {"value": 0.0, "exclusive": True, "text": "0.0"} and isinstance(low["value"], float)
 
     settings = ir.prepare_module(ir.assemble(sample("settings")))
     counter = next(d for d in settings.declarations() if d["name"] == "Counter")

@@ -6,7 +6,9 @@ call then checks the input, fills in the context, calls the runtime and classifi
 
 For a function without context parameters the model's cap is checked by the runtime itself: its
 input limit is then exactly the cap plus the ``Function`` record's size, so the runtime refuses what
-the cap refuses and the input is measured once, inside the call.
+the cap refuses and the input is measured once, inside the call. A call with an
+:class:`~nx_agent.agent.input_check.InputCheck` measures the input first, then checks it against
+the tool's input schema (after dropping context keys), and only then calls the runtime.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Union
 from ..ir import Evaluation, NxIrError, Program, call_function, measure_input_size
 from .classify import classify_runtime_failure
 from .context import context_record, missing_context_message, plain_copy
+from .input_check import InputCheck
 from .limits import CallLimits
 from .results import ToolFailure, failure, usage_of
 
@@ -30,6 +33,7 @@ class PreparedCall:
     """Calls of one function for one tool: :meth:`run` answers an evaluation or a failed result."""
 
     __slots__ = (
+        "check",
         "context_parameters",
         "function",
         "limits",
@@ -49,8 +53,11 @@ class PreparedCall:
         context_parameters: Sequence[str],
         tool_name: str,
         limits: CallLimits,
+        check: InputCheck | None = None,
     ) -> None:
         self.program = program
+        #: The tool's input schema, checked before the runtime is called (``None``: not checked).
+        self.check = check
         self.function = {"$type": "Function", "module": reference["module"], "name": reference["name"]}
         self.context_parameters = tuple(context_parameters)
         self._context_names = frozenset(self.context_parameters)
@@ -82,6 +89,13 @@ class PreparedCall:
             if copied is None:
                 return self.not_an_object()
             input = copied
+        if self.check is not None:
+            cap = self.max_arguments_size
+            if measure_input_size(input, cap) > cap:
+                return self.too_large()
+            refused = self.check.refusal(input)
+            if refused is not None:
+                return refused
         try:
             return call_function(self.program, self.function, input, limits=self.limits)
         except NxIrError as error:
@@ -112,6 +126,10 @@ class PreparedCall:
             arguments = None
         if arguments is None:
             return self.not_an_object()
+        if self.check is not None:
+            refused = self.check.refusal(arguments)
+            if refused is not None:
+                return refused
         record = context_record(context, call_id)
         if record is None:
             return failure("invalid-context", missing_context_message(self.tool_name, self.context_parameters, context))

@@ -166,6 +166,7 @@ def load_agent(
     max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     runtime: Mapping[str, Any] | Limits | None = None,
+    validate_arguments: bool = False,
 ) -> LoadedAgent:
     """Link the stored ``images`` and create the tools of the stored definition.
 
@@ -188,5 +189,6 @@ def load_agent(
         max_arguments_size=max_arguments_size,
         max_context_size=max_context_size,
         runtime=runtime,
+        validate_arguments=validate_arguments,
     )
     return LoadedAgent(definition=definition, program=program, tools=tools)

@@ -17,6 +17,7 @@ from .call import PreparedCall
 from .cancel import CancelToken
 from .check import definition_problems, tool_shape_problem
 from .diagnostics import NxAgentDiagnostic, NxAgentError
+from .input_check import InputCheck
 from .execute import (
     AgentExecutor,
     AgentHttpRequestFunction,
@@ -57,10 +58,11 @@ def _context_names(config: Mapping[str, Any]) -> list[str]:
     return [parameter["name"] for parameter in config["contextParameters"]]
 
 
-def _prepare(program: Program, tool: Mapping[str, Any], limits: CallLimits) -> PreparedCall:
+def _prepare(program: Program, tool: Mapping[str, Any], limits: CallLimits, check: bool = False) -> PreparedCall:
     config = tool["config"]
     reference = config["function"] if tool["kind"] == "function" else config["arguments"]
-    return PreparedCall(program, reference, _context_names(config), tool["name"], limits)
+    input_check = InputCheck(tool["name"], tool["inputSchema"]) if check else None
+    return PreparedCall(program, reference, _context_names(config), tool["name"], limits, input_check)
 
 
 def create_agent_tools(
@@ -73,6 +75,7 @@ def create_agent_tools(
     max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     runtime: RuntimeOptions = None,
+    validate_arguments: bool = False,
 ) -> list[AgentTool]:
     """One tool per stored tool, in order, each with ``execute``/``aexecute`` except ``provider`` tools.
 
@@ -81,6 +84,10 @@ def create_agent_tools(
     there is one); ``executors`` maps each host kind to the function that runs its tools. Every call
     gets ``max_operations``, a model input up to ``max_arguments_size`` and a context record up to
     ``max_context_size``; ``runtime`` passes the runtime's ``max_call_depth``/``max_range_length``.
+    ``validate_arguments=True`` makes each ``function`` and ``http`` tool check its input against its
+    input schema before it evaluates anything (:mod:`nx_agent.agent.input_check`: a refusal is an
+    ``invalid-input`` result with no usage); by default the runtime checks the arguments against the
+    parameter types, as agent-package §5.3 does.
 
     Raises :class:`~nx_agent.agent.limits.AgentOptionError` for a limit that is not a non-negative
     safe integer, :class:`AgentExecutorError` for an executor of a package kind, and
@@ -128,10 +135,10 @@ def create_agent_tools(
     for tool in problems.tools:
         kind = tool["kind"]
         if kind == "function":
-            tools.append(FunctionAgentTool(tool, _prepare(program, tool, limits)))
+            tools.append(FunctionAgentTool(tool, _prepare(program, tool, limits, validate_arguments)))
         elif kind == "http":
             assert request is not None
-            tools.append(HttpAgentTool(tool, _prepare(program, tool, limits), request))
+            tools.append(HttpAgentTool(tool, _prepare(program, tool, limits, validate_arguments), request))
         elif kind == "provider":
             tools.append(AgentTool(tool))
         else:

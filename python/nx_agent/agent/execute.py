@@ -193,6 +193,12 @@ class _ExecutableTool(AgentTool):
             usage=usage,
         )
 
+    @property
+    def checks_input(self) -> bool:
+        """Whether ``execute`` checks the input against the input schema before it runs anything
+        (``create_agent_tools(..., validate_arguments=True)``)."""
+        return False
+
     def _no_call_id(self) -> ToolFailure:
         return failure(
             "invalid-context",
@@ -216,6 +222,10 @@ class FunctionAgentTool(_ExecutableTool):
         super().__init__(definition)
         self._call = call
 
+    @property
+    def checks_input(self) -> bool:
+        return self._call.check is not None
+
     def execute(
         self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
     ) -> ToolResult:
@@ -223,7 +233,7 @@ class FunctionAgentTool(_ExecutableTool):
         if (cancel is not None and cancel.cancelled) or type(call_id) is not str or not call_id:
             return self._refused(call_id, cancel)  # type: ignore[return-value]
         call = self._call
-        if call.plain and type(input) is dict:
+        if call.plain and type(input) is dict and call.check is None:
             # The common case in line: a JSON object for a function with no context parameter.
             try:
                 evaluated = call_function(call.program, call.function, input, limits=call.limits)
@@ -264,6 +274,10 @@ class HttpAgentTool(_ExecutableTool):
         self._connection: str = config["connection"]["name"]
         self._function_name: str = config["arguments"]["name"]
         self._module: str = config["arguments"]["module"]
+
+    @property
+    def checks_input(self) -> bool:
+        return self._call.check is not None
 
     def prepare(
         self, input: Any, call_id: str, context: Any, cancel: CancelToken | None

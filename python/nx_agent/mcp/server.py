@@ -4,7 +4,8 @@
 
 1. finds the tool (an unknown name is a protocol error, ``INVALID_PARAMS``);
 2. validates the arguments once, with the validator compiled for the tool's input schema when
-   the server was made (never a compile per call); arguments the schema refuses are an
+   the server was made (never a compile per call; :mod:`nx_agent.agent.input_check`, which a tool
+   made with ``validate_arguments=True`` runs itself instead); arguments the schema refuses are an
    ``invalid-input`` result and the tool does not run;
 3. runs ``aexecute`` with ``callId = call_id(call)`` (default: the MCP request id as text) and
    ``context = context(call)`` (default: none);
@@ -37,13 +38,11 @@ from ..adapters.calls import ToolResultEvent, settled
 from ..adapters.policy import model_facing_error, model_text
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.execute import AgentTool
-from ..agent.results import ToolResult, failure
-from ..schema.validation import validator_for
+from ..agent.input_check import InputCheck
+from ..agent.results import ToolResult
 from .listing import listed_tool, structured_output
 
 __all__ = ["McpCall", "McpToolServer", "ResultEvent", "create_mcp_server"]
-
-MAX_PROBLEMS_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -78,18 +77,6 @@ def request_id_call_id(call: McpCall) -> str:
     return "" if call.request_id is None else str(call.request_id)
 
 
-def _schema_refusal(tool_name: str, problems: list[tuple[str, str]]) -> ToolResult:
-    shown = "; ".join(f"at {path or '/'}: {message}" for path, message in problems[:MAX_PROBLEMS_SHOWN])
-    more = len(problems) - MAX_PROBLEMS_SHOWN
-    if more > 0:
-        shown += f"; and {more} more"
-    return failure("invalid-input", f"The arguments of tool '{tool_name}' do not fit its input schema: {shown}.")
-
-
-def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
 class McpToolServer:
     """The executable tools of an agent behind an MCP ``Server`` (:attr:`server`); see the module.
 
@@ -122,8 +109,15 @@ class McpToolServer:
                 self.tools[tool.name] = tool
             else:
                 self.skipped.append(tool)
-        self._validators: dict[str, Any] = (
-            {name_: validator_for(tool.input_schema) for name_, tool in self.tools.items()} if validate_arguments else {}
+        # A tool that checks its own input (validate_arguments at creation) is not checked twice.
+        self._checks: dict[str, InputCheck] = (
+            {
+                name_: InputCheck(name_, tool.input_schema)
+                for name_, tool in self.tools.items()
+                if not getattr(tool, "checks_input", False)
+            }
+            if validate_arguments
+            else {}
         )
         self._listed: dict[str, list[types.Tool]] = {}
         self._call_id = call_id if call_id is not None else request_id_call_id
@@ -169,11 +163,11 @@ class McpToolServer:
             request_context=ctx,
         )
         call_id = await settled(self._call_id(call))
-        validator = self._validators.get(tool.name)
+        check = self._checks.get(tool.name)
         result: ToolResult
-        if validator is not None and not validator.is_valid(arguments):
-            problems = [(_pointer(e.instance_path), e.message) for e in validator.iter_errors(arguments)]
-            result = _schema_refusal(tool.name, problems)
+        refused = check.refusal(arguments) if check is not None else None
+        if refused is not None:
+            result = refused
         else:
             context = await settled(self._context(call)) if self._context is not None else None
             result = await tool.aexecute(arguments, call_id=call_id, context=context)  # type: ignore[attr-defined]

@@ -3,8 +3,9 @@
 The rules are those of the NX compiler's declaration schemas: closed objects, ``$type`` where the
 direction asks for it, constant-case unions as string enums, payload cases and abstract records
 as ``anyOf``, ``$defs`` keyed by declared name in first-mention order with ``_2``, ``_3``… for
-clashes, a recursive type described once. A type with no JSON form is reported, never
-approximated: the document is then absent and the diagnostics say why.
+clashes, a recursive type described once, a schema-6 constrained type as its base's schema with
+the interval's ends (:mod:`.bounds`). A type with no JSON form is reported, never approximated:
+the document is then absent and the diagnostics say why.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .bounds import constrained_schema
 from .descriptions import Descriptions, summary_of
 from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, diagnostic
 from .model import CaseShape, Decl, ProgramModel, RecordShape, TypeDict, text_span
@@ -217,8 +219,23 @@ class Document:
             return {}
         if kind == "nominal":
             return self.declared(ty["module"], ty["name"], site, path)
+        if kind == "constrained":
+            return self.constrained(ty, site, path)
         self.unresolved("?", site, path)
         return {}
+
+    def constrained(self, ty: TypeDict, site: Site, path: list[str]) -> Schema:
+        """Schema 6: the base's schema with the interval's ends (:mod:`.bounds`)."""
+        schema = constrained_schema(ty)
+        if schema is None:
+            self.report(
+                INEXPRESSIBLE_TYPE,
+                f"{site.sentence()} has the constrained type `{spell(ty)}`, which no JSON number satisfies"
+                f"{site.through(path)}",
+                site,
+            )
+            return {}
+        return schema
 
     def unresolved(self, name: str, site: Site, path: list[str]) -> None:
         self.report(

@@ -4,9 +4,9 @@ The data comes from :meth:`PreparedModule.declarations` (read once per module by
 Types are dicts: ``{"kind": "primitive", "name"}``, ``{"kind": "nominal", "module", "name"}``,
 ``{"kind": "seq", "item", "occurrence": "?"|"+"|"*"}``, ``{"kind": "function", "parameters",
 "result"}``, ``{"kind": "any-function", "result"}``, schema 6's ``{"kind": "constrained", "base",
-"low", "high"}`` (each end ``None`` or ``{"value": int | float, "exclusive": bool}``; not mapped to
-JSON Schema yet) or ``{"kind": "invalid"}``. A component's dict has ``state_record`` (schema 6: its
-``<C>.State`` record as ``(module, name)``, else ``None``).
+"low", "high"}`` (each end ``None`` or ``{"value": int | float, "exclusive": bool, "text": str}``,
+``text`` being the constant as explain spells it) or ``{"kind": "invalid"}``. A component's dict
+has ``state_record`` (schema 6: its ``<C>.State`` record as ``(module, name)``, else ``None``).
 
 The *program order* lists each module after the modules it links against (a depth-first walk of
 the module tables from the entry): what a module builds on comes first, so library modules come

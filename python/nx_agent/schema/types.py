@@ -3,12 +3,14 @@
 An image stores an optional parameter ``p?: T`` with its *read* type (``T?``, or ``T*`` for
 ``T+``); :func:`declared_parameter_type` gives back the declared one. Reading a spelling
 (:func:`parse_type`) is for what a host supplies in its descriptions (an inferred result type, an
-alias target); type arguments are read and dropped, since an image erases them.
+alias target); type arguments are read and dropped, since an image erases them, and a constrained
+type is read with its ends as written.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .model import ProgramModel, TypeDict
 
@@ -16,15 +18,19 @@ PRIMITIVES = frozenset({"int", "int32", "int64", "float32", "float64", "string",
 
 
 def spell(ty: TypeDict) -> str:
-    """The NX spelling of a type: bare declaration names, ``T?``/``T+``/``T*``, function types."""
+    """The NX spelling of a type: bare declaration names, ``T?``/``T+``/``T*``, function types,
+    constrained types as explain writes them (``int where in 1..=10``, ``float64 where > 0.0 &&
+    < 1.0``), parenthesised under a suffix (which would otherwise bind to the last bound)."""
     kind = ty["kind"]
     if kind in ("primitive", "nominal"):
         return str(ty["name"])
     if kind == "seq":
         inner = spell(ty["item"])
-        if ty["item"]["kind"] in ("function", "any-function"):
+        if ty["item"]["kind"] in ("function", "any-function", "constrained"):
             inner = f"({inner})"
         return inner + str(ty["occurrence"])
+    if kind == "constrained":
+        return f"{spell(ty['base'])} where {interval_text(ty['low'], ty['high'])}"
     if kind == "function":
         params = []
         for param in ty["parameters"]:
@@ -37,6 +43,20 @@ def spell(ty: TypeDict) -> str:
     if kind == "any-function":
         return f"<function ... />: {spell(ty['result'])}"
     return "?"
+
+
+def interval_text(low: dict[str, Any] | None, high: dict[str, Any] | None) -> str:
+    """A constrained type's interval as explain writes it: ``in A..=B`` (``in A..B`` when the high
+    end is excluded) when both ends are given and the low one is included, else ``>= A``/``> A``
+    and ``<= B``/``< B`` joined by `` && ``. Each end is spelled by its ``text``."""
+    if low is not None and high is not None and not low["exclusive"]:
+        return f"in {low['text']}{'..' if high['exclusive'] else '..='}{high['text']}"
+    terms = []
+    if low is not None:
+        terms.append(f"{'>' if low['exclusive'] else '>='} {low['text']}")
+    if high is not None:
+        terms.append(f"{'<' if high['exclusive'] else '<='} {high['text']}")
+    return " && ".join(terms)
 
 
 def declared_parameter_type(ty: TypeDict, optional: bool) -> TypeDict:
@@ -57,7 +77,14 @@ def admits_empty(ty: TypeDict) -> bool:
     return ty["kind"] == "seq" and ty["occurrence"] in ("?", "*")
 
 
-_TOKEN = re.compile(r"\s*(<|/>|>|=|[?+*]|[^\s<>=/?+*]+)")
+_TOKEN = re.compile(
+    r"\s*(\.\.=|\.\.|&&|>=|<=|<|/>|>|=|[?+*()]"
+    r"|-?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|inf\b|NaN\b)"
+    r"|[^\s<>=/?+*()&]+)"
+)
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|inf|NaN)")
+_INTEGER = re.compile(r"-?\d+")
+CONSTRAINABLE = frozenset({"int", "int32", "int64", "float32", "float64"})
 
 
 class TypeSpellingError(ValueError):
@@ -65,10 +92,11 @@ class TypeSpellingError(ValueError):
 
 
 def parse_type(text: str, model: ProgramModel, module: str) -> TypeDict:
-    """Reads an NX type spelling (``Plan*``, ``string?``, ``<Page T=Plan />``, ``lib.nx:Plan``)
-    written in ``module``. A bare name is a primitive, a declaration of ``module``, or the one
-    declaration of that name in the modules it links (in program order); anything else stays an
-    unresolved name."""
+    """Reads an NX type spelling (``Plan*``, ``string?``, ``<Page T=Plan />``, ``lib.nx:Plan``,
+    ``int where in 1..=10``, ``(float64 where > 0.0)?``) written in ``module``. A bare name is a
+    primitive, a declaration of ``module``, or the one declaration of that name in the modules it
+    links (in program order); anything else stays an unresolved name. A constrained type keeps
+    its ends as written; a suffix after one needs parentheses (it would bind to the last end)."""
     tokens = [t for t in _TOKEN.findall(text.strip())]
     position = 0
 
@@ -83,9 +111,48 @@ def parse_type(text: str, model: ProgramModel, module: str) -> TypeDict:
     def peek() -> str | None:
         return tokens[position] if position < len(tokens) else None
 
+    def bound() -> dict[str, Any]:
+        token = take()
+        if not _NUMBER.fullmatch(token):
+            raise TypeSpellingError(f"expected a number, not {token!r}, in {text!r}")
+        value: int | float = int(token) if _INTEGER.fullmatch(token) else float(token)
+        return {"value": value, "exclusive": False, "text": token}
+
+    def constrained(base: TypeDict) -> TypeDict:
+        if base["kind"] != "primitive" or base["name"] not in CONSTRAINABLE:
+            raise TypeSpellingError(f"only a numeric primitive takes a constraint: {text!r}")
+        low: dict[str, Any] | None = None
+        high: dict[str, Any] | None = None
+        if peek() == "in":
+            take()
+            low = bound()
+            operator = take()
+            if operator not in ("..", "..="):
+                raise TypeSpellingError(f"expected '..' or '..=' in {text!r}")
+            high = bound()
+            high["exclusive"] = operator == ".."
+        else:
+            if peek() in (">", ">="):
+                exclusive = take() == ">"
+                low = bound()
+                low["exclusive"] = exclusive
+                if peek() != "&&":
+                    return {"kind": "constrained", "base": base, "low": low, "high": None}
+                take()
+            if peek() not in ("<", "<="):
+                raise TypeSpellingError(f"expected 'in', '>', '>=', '<' or '<=' and an end in {text!r}")
+            exclusive = take() == "<"
+            high = bound()
+            high["exclusive"] = exclusive
+        return {"kind": "constrained", "base": base, "low": low, "high": high}
+
     def one() -> TypeDict:
         token = take()
-        if token == "<":
+        if token == "(":
+            ty = one()
+            if take() != ")":
+                raise TypeSpellingError(f"expected ')' in {text!r}")
+        elif token == "<":
             name = take()
             if name == "function":
                 raise TypeSpellingError(f"function types are not read from descriptions: {text!r}")
@@ -98,6 +165,9 @@ def parse_type(text: str, model: ProgramModel, module: str) -> TypeDict:
             ty = resolve_name(name, model, module)
         else:
             ty = resolve_name(token, model, module)
+        if peek() == "where":
+            take()
+            return constrained(ty)
         while peek() in ("?", "+", "*"):
             ty = {"kind": "seq", "item": ty, "occurrence": take()}
         return ty

@@ -182,8 +182,9 @@ fn ty<'py>(py: Python<'py>, view: &TypeView) -> PyResult<Bound<'py, PyDict>> {
     Ok(dict)
 }
 
-/// One end of a constrained type's interval: `{"value": int | float, "exclusive": bool}`, or
-/// None when open. The value keeps the constant's nature: an `int` for an integer bound.
+/// One end of a constrained type's interval: `{"value": int | float, "exclusive": bool, "text":
+/// str}`, or None when open. The value keeps the constant's nature (an `int` for an integer
+/// bound); `text` is the constant as explain spells it (`10`, `0.5`, `1.0`).
 fn bound<'py>(py: Python<'py>, view: Option<&BoundView>) -> PyResult<Bound<'py, PyAny>> {
     let Some(view) = view else { return Ok(py.None().into_bound(py)) };
     let dict = PyDict::new(py);
@@ -192,6 +193,7 @@ fn bound<'py>(py: Python<'py>, view: Option<&BoundView>) -> PyResult<Bound<'py, 
         Number::Float(value) => dict.set_item("value", value)?,
     }
     dict.set_item("exclusive", view.exclusive)?;
+    dict.set_item("text", view.value.text())?;
     Ok(dict.into_any())
 }
 

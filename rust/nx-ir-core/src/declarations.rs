@@ -44,6 +44,16 @@ pub enum Number {
     Float(f64),
 }
 
+impl Number {
+    /// The number as `nxlang ir explain` spells a constant: `10`, `0.5`, `1.0`, `inf`.
+    pub fn text(self) -> String {
+        match self {
+            Number::Int(value) => value.to_string(),
+            Number::Float(value) => crate::spelling::float_text(value),
+        }
+    }
+}
+
 /// One end of a constrained type's interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoundView {

@@ -301,6 +301,9 @@ fn the_declarations_view_shows_constraints_and_state_records() {
         high: bound(Number::Float(10000.0), false),
     };
     assert_eq!(fields[2].ty, TypeView::Seq { item: Box::new(budget), occurrence: 1 });
+    // An end's text is the constant as explain spells it.
+    let texts = [Number::Int(-1), Number::Float(0.0), Number::Float(10000.0), Number::Float(0.1), Number::Float(f64::NEG_INFINITY)].map(Number::text);
+    assert_eq!(texts, ["-1", "0.0", "10000.0", "0.1", "-inf"]);
 
     let module = PreparedModule::from_vec(encode(&sample("settings"))).expect("prepares");
     let declarations = module.declarations();

@@ -1,0 +1,62 @@
+"""A tool's input checked against its input schema before anything runs.
+
+The MCP server checks every call this way (``validate_arguments``, on by default);
+``create_agent_tools(..., validate_arguments=True)`` makes ``function`` and ``http`` tools do it in
+``execute`` too, where by default the runtime alone checks the arguments against the parameter
+types (agent-package §5.3). The check is how a bound the runtime does not check yet (a schema-6
+constraint) is refused before evaluation, and it refuses without any evaluation: no usage.
+
+Each check holds the validator compiled for the schema once, when the tool is made
+(:func:`nx_agent.schema.validator_for`, which keeps one per schema). A refusal is an
+``invalid-input`` result naming where and why, the first :data:`MAX_PROBLEMS_SHOWN` problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .results import ToolFailure, failure
+
+__all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "schema_refusal"]
+
+MAX_PROBLEMS_SHOWN = 3
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def schema_refusal(tool_name: str, problems: list[tuple[str, str]]) -> ToolFailure:
+    """The ``invalid-input`` result for input a tool's schema refuses: ``(pointer, message)`` each."""
+    shown = "; ".join(f"at {path or '/'}: {message}" for path, message in problems[:MAX_PROBLEMS_SHOWN])
+    more = len(problems) - MAX_PROBLEMS_SHOWN
+    if more > 0:
+        shown += f"; and {more} more"
+    return failure("invalid-input", f"The arguments of tool '{tool_name}' do not fit its input schema: {shown}.")
+
+
+class InputCheck:
+    """The input schema of one tool, compiled: :meth:`refusal` answers the result for input it
+    refuses, ``None`` for input it admits."""
+
+    __slots__ = ("tool_name", "validator")
+
+    def __init__(self, tool_name: str, schema: Mapping[str, Any]) -> None:
+        # Imported here: a bare ``import nx_agent`` loads neither the schema package nor jsonschema-rs.
+        from ..schema.validation import validator_for
+
+        self.tool_name = tool_name
+        self.validator: Any = validator_for(schema)
+
+    def refusal(self, value: object) -> ToolFailure | None:
+        """The ``invalid-input`` result when the schema refuses ``value``; ``None`` when it admits it,
+        or when ``value`` is not a JSON value the validator reads (the runtime then says what is
+        wrong with it, as it does without a check)."""
+        try:
+            if self.validator.is_valid(value):
+                return None
+            problems = [(_pointer(e.instance_path), e.message) for e in self.validator.iter_errors(value)]
+        except (ValueError, TypeError, UnicodeError, RecursionError, OverflowError):
+            return None
+        return schema_refusal(self.tool_name, problems)
