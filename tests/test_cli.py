@@ -182,7 +182,7 @@ def test_run_positional_and_named_arguments(plans_images: tuple[str, str], capsy
     assert code == 0 and err == ""
     value, _, usage = out.rpartition("]\n")
     assert json.loads(value + "]") == EXAMPLE_PLANS_5
-    assert re.fullmatch(r"usage: \d+ operations, input size 1\n", usage)
+    assert re.fullmatch(r"used \d+ operations, input size 1\n", usage)
 
     code, out, _ = run_cli(capsys, "run", *plans_images, "--function", "findPlans", "--args", '{"teamSize": 5}', "--json")
     assert code == 0
@@ -324,7 +324,7 @@ def test_compile_without_the_library_image_is_bad_input(
     assert code == 3 and out == ""
     assert "[nx-ir-link-missing-module]" in err
     code, _, err = run_cli(capsys, "compile", *images, "--entry", "other.nx", "-o", str(tmp_path / "d.json"))
-    assert code == 3 and "[nx-agent-cli-input]" in err and "other.nx" in err
+    assert code == 3 and "[nx-agent-cli-entry]" in err and "no image given is the entry module 'other.nx'" in err
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     code, _, err = run_cli(capsys, "compile", *images, "--descriptions", str(bad), "-o", str(tmp_path / "d.json"))
@@ -359,7 +359,7 @@ def test_call_prints_the_output_and_usage(stored_agent: list[str], capsys: pytes
     assert code == 0 and err == ""
     value, _, usage = out.rpartition("]\n")
     assert json.loads(value + "]") == PLANS_5
-    assert re.fullmatch(r"usage: \d+ operations, input size 5\n", usage)
+    assert re.fullmatch(r"used \d+ operations, input size 5\n", usage)
     code, out, _ = run_cli(capsys, "call", *stored_agent, "find_plans", "--input", '{"teamSize": 5}', "--call-id", "c1", "--json")
     result = json.loads(out)
     assert result["ok"] is True and result["output"] == PLANS_5

@@ -34,17 +34,15 @@ from mcp.shared.exceptions import MCPError
 
 from .._js import json_text
 from ..adapters.calls import ToolResultEvent, settled
+from ..adapters.input_check import input_problems, schema_refusal
 from ..adapters.policy import model_facing_error, model_text
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.execute import AgentTool
-from ..agent.results import ToolResult, failure
+from ..agent.results import ToolResult
 from ..schema.validation import validator_for
 from .listing import listed_tool, structured_output
 
 __all__ = ["McpCall", "McpToolServer", "ResultEvent", "create_mcp_server"]
-
-MAX_PROBLEMS_SHOWN = 3
-
 
 @dataclass(frozen=True)
 class McpCall:
@@ -76,18 +74,6 @@ def request_id_call_id(call: McpCall) -> str:
     connection, so a host whose tools write (the call id is their idempotency key) should pass a
     ``call_id`` that is unique across connections and runs (``nx-agent serve`` does)."""
     return "" if call.request_id is None else str(call.request_id)
-
-
-def _schema_refusal(tool_name: str, problems: list[tuple[str, str]]) -> ToolResult:
-    shown = "; ".join(f"at {path or '/'}: {message}" for path, message in problems[:MAX_PROBLEMS_SHOWN])
-    more = len(problems) - MAX_PROBLEMS_SHOWN
-    if more > 0:
-        shown += f"; and {more} more"
-    return failure("invalid-input", f"The arguments of tool '{tool_name}' do not fit its input schema: {shown}.")
-
-
-def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
 class McpToolServer:
@@ -171,9 +157,9 @@ class McpToolServer:
         call_id = await settled(self._call_id(call))
         validator = self._validators.get(tool.name)
         result: ToolResult
-        if validator is not None and not validator.is_valid(arguments):
-            problems = [(_pointer(e.instance_path), e.message) for e in validator.iter_errors(arguments)]
-            result = _schema_refusal(tool.name, problems)
+        problems = input_problems(validator, arguments) if validator is not None else []
+        if problems:
+            result = schema_refusal(tool.name, problems)
         else:
             context = await settled(self._context(call)) if self._context is not None else None
             result = await tool.aexecute(arguments, call_id=call_id, context=context)  # type: ignore[attr-defined]
