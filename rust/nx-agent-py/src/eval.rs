@@ -24,6 +24,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{to_py_err, IntoPyResult};
 use crate::program::Program;
+use crate::interrupt::{interrupted, LongRunHook};
 use crate::sink::{Discard, GilRelease, PySink, LONG_RUN};
 
 /// Limits a call runs under; build once and pass to any number of calls.
@@ -543,7 +544,8 @@ fn run_call(
 ) -> PyResult<Evaluation> {
     let texts = program.texts(py, compiled);
     let gil = GilRelease::new(py);
-    let hook = || gil.release();
+    let long_run = LongRunHook::new(py, &gil);
+    let hook = || long_run.run();
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
     let mut sink = PySink { py, gil: &gil, texts, raised: None };
     let mut usage = Usage::default();
@@ -565,13 +567,17 @@ fn run_call(
     if let Some(raised) = sink.raised.take() {
         return Err(raised);
     }
+    let signal = long_run.take_raised();
     match result {
         Ok(value) => Ok(Evaluation { value: value.unbind(), usage }),
         // A call that failed once it began reports what it used, as a successful one does.
         Err(error) => {
             let raised = to_py_err(py, &error);
             raised.value(py).setattr("usage", usage_dict(py, &usage)?)?;
-            Err(raised)
+            match signal {
+                Some(signal) => Err(interrupted(py, signal, Some(raised))),
+                None => Err(raised),
+            }
         }
     }
 }
@@ -641,9 +647,9 @@ pub fn evaluate_function(
     }
     let compiled = program.compiled(py)?;
     // A name that names no entrypoint fails as the runtime fails it (after the input check).
-    let entrypoint = program.entrypoint(&compiled, &name, text).map_or(EntrypointRef::Name(text), EntrypointRef::Found);
+    let entrypoint = program.entrypoint(compiled, &name, text).map_or(EntrypointRef::Name(text), EntrypointRef::Found);
     let target = Target::Entrypoint(entrypoint);
-    run_call(py, program, &compiled, target, &Args::Positional(&values), Some(reader.size), &limits)
+    run_call(py, program, compiled, target, &Args::Positional(&values), Some(reader.size), &limits)
 }
 
 /// The function of a plain `Function` record (an exact dict of `$type` "Function", a string
@@ -726,7 +732,7 @@ pub fn call_function(
     )
     .or_raise(py)?;
     let compiled = program.compiled(py)?;
-    let handle = plain_function(py, program, &compiled, &function);
+    let handle = plain_function(py, program, compiled, &function);
     // The reader stops once the arguments alone are over what the limit leaves beside the
     // Function record (when its size is known here); the runtime checks the exact total.
     let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
@@ -791,11 +797,11 @@ pub fn call_function(
     };
     let args_size = Some(reader.size);
     if let Some(handle) = handle {
-        return run_call(py, program, &compiled, Target::Function(Callee::Handle(handle)), &args, args_size, &limits);
+        return run_call(py, program, compiled, Target::Function(Callee::Handle(handle)), &args, args_size, &limits);
     }
     let function = read_value(&function, || "function".into()).or_raise(py)?;
     let function = &function;
-    run_call(py, program, &compiled, Target::Function(Callee::Record(&function)), &args, args_size, &limits)
+    run_call(py, program, compiled, Target::Function(Callee::Record(&function)), &args, args_size, &limits)
 }
 
 /// Benchmarks only: evaluates the entrypoint `name` as `evaluate_function` does, charging the
@@ -816,13 +822,17 @@ pub fn _evaluate_discarding<'py>(
     }
     let compiled = program.compiled(py)?;
     let gil = GilRelease::new(py);
-    let hook = || gil.release();
+    let long_run = LongRunHook::new(py, &gil);
+    let hook = || long_run.run();
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size: None };
     let mut usage = Usage::default();
     let result = with_positional(&values, |items| {
-        eval::evaluate_function_hooked(&compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, host)
+        eval::evaluate_function_hooked(compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, host)
     });
     gil.reacquire();
+    if let Some(signal) = long_run.take_raised() {
+        return Err(interrupted(py, signal, result.err().map(|error| to_py_err(py, &error))));
+    }
     result.or_raise(py)?;
     usage_dict(py, &usage)
 }

@@ -42,6 +42,9 @@ pub mod codes {
     pub const COMPONENT: &str = "nx-ir-component";
     /// Not a reference code: explain text that the assembler cannot read.
     pub const ASSEMBLE: &str = "nx-ir-assemble";
+    /// Not a reference code: the host stopped a running evaluation from its long-run hook
+    /// (a binding does so when the user interrupts it, Ctrl-C).
+    pub const INTERRUPTED: &str = "nx-ir-interrupted";
 }
 
 /// How bad a diagnostic is. Every refusal is an error; the variant exists so that the shape
