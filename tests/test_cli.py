@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from corpus import CorpusProgram, programs
+from corpus import NO_CORPUS, CorpusProgram, over_corpus, programs
 from corpus import image as corpus_image
 from http_server import Recorder, server  # noqa: F401 - the loopback server fixture
 from nx_agent import cli, examples, ir
@@ -22,7 +22,7 @@ from nx_agent.agent.compile import compile_agent
 from nx_agent.http.connections import token_env_name
 
 PROGRAMS = programs()
-needs_corpus = pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
+needs_corpus = pytest.mark.skipif(not PROGRAMS, reason=NO_CORPUS)
 
 
 def test_demo_links_and_explains_the_bundled_example(capsys: pytest.CaptureFixture[str]) -> None:
@@ -262,8 +262,7 @@ def _key(entry: dict[str, Any]) -> str:
 
 
 
-@pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
-@pytest.mark.parametrize(("program", "entry"), RUN_CASES, ids=[f"{p.name}:{_key(e)}" for p, e in RUN_CASES])
+@over_corpus(("program", "entry"), RUN_CASES, ids=[f"{p.name}:{_key(e)}" for p, e in RUN_CASES])
 def test_run_corpus_entrypoints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], program: CorpusProgram, entry: dict[str, Any]
 ) -> None:
