@@ -42,7 +42,12 @@ from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any, Final, Union
 
-import httpx
+from .._extras import missing_extra
+
+try:
+    import httpx
+except ModuleNotFoundError as _missing:
+    raise missing_extra("nx_agent.http.client (the httpx request functions)", "http", _missing, ("httpx", "httpcore")) from None
 
 from ..agent.diagnostics import NxAgentToolError
 from .call import HttpRequestCall, HttpRequestCallLike, HttpResponse, as_call
