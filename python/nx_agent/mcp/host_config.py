@@ -20,11 +20,11 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
 - ``connections``: per connection name of the definition, where its bearer token comes from:
   ``tokenEnv`` (an environment variable) or ``tokenFile`` (a file holding it); without either, the
   variable ``NX_AGENT_TOKEN_<NAME>`` (name upper-cased, other characters than letters and digits
-  as ``_``) when it is set. A connection with no token refuses to start the server unless
-  ``"noToken": true`` says it needs none (its requests then carry no ``authorization`` header). ``baseUrl`` sends the connection's
-  requests to another base URL than the stored one (a staging host, or a local server in tests):
-  the path and query built under the stored base are kept. An ``http:`` override needs
-  ``"allowInsecure": true``;
+  as ``_``) when it is set. A connection with no token keeps the server from starting unless
+  ``"noToken": true`` says it needs none (its requests then carry no ``authorization`` header).
+  ``baseUrl`` sends the connection's requests to another base URL than the stored one (a staging
+  host, or a local server in tests): the path and query built under the stored base are kept. An
+  ``http:`` override needs ``"allowInsecure": true``;
 - ``limits``: the per-call limits of ``create_agent_tools``;
 - ``timeout``: seconds for one HTTP exchange (default 10);
 - ``callIdPrefix``: each call's ``callId`` is ``<prefix>:<n>:<request id>`` (``n`` counts the
