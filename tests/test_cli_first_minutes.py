@@ -286,6 +286,19 @@ def test_several_diagnostics_are_listed_once_each(example: Path, tmp_path: Path,
     assert len(lines) == 3 and ".; " not in err
 
 
+def test_javascript_words_are_put_for_people(example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definition = json.loads((example / "support.json").read_text(encoding="utf-8"))
+    del definition["tools"][1]["config"]["function"]
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(definition), encoding="utf-8")
+    code, _, err = run_cli(capsys, "tools", str(broken), *images(example))
+    assert code == 3 and "undefined" not in err
+    assert "its 'config.function' is missing, not the module and the name of a function." in err
+    # --json keeps the message as the package (and @nx-lang/agent) spell it.
+    code, _, err = run_cli(capsys, "--json", "tools", str(broken), *images(example))
+    assert "its 'config.function' is undefined" in json.loads(err)["error"]["message"]
+
+
 def test_a_file_that_is_no_definition_says_so(example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = tmp_path / "other.json"
     other.write_text('{"formatVersion": 1}', encoding="utf-8")

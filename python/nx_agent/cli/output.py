@@ -134,6 +134,22 @@ def error_document(error: BaseException) -> dict[str, Any]:
     return document
 
 
+#: Words of the JavaScript reference's messages, as a person reads them (text output only: the
+#: ``--json`` document keeps each message as the package and the reference runtimes spell it).
+_FOR_PEOPLE = (
+    (" is undefined, which JSON cannot hold", " is missing"),
+    (" is undefined", " is missing"),
+    ("non-negative safe integer", "whole number from 0 to 2**53 - 1"),
+)
+
+
+def for_people(message: str) -> str:
+    """A message with the JavaScript words of :data:`_FOR_PEOPLE` put as a person reads them."""
+    for words, plain in _FOR_PEOPLE:
+        message = message.replace(words, plain)
+    return message
+
+
 def _where(diagnostic: Mapping[str, Any]) -> str:
     parts = []
     for key in ("path", "declaration", "argument"):
@@ -183,7 +199,7 @@ class Output:
         style = self.err_style
         path = f"{document['path']}: " if document.get("path") else ""
         diagnostics = [d for d in document.get("diagnostics") or [] if isinstance(d, Mapping)]
-        message = str(document["message"])
+        message = for_people(str(document["message"]))
         if len(diagnostics) > 1:
             # The message joins every diagnostic's: say how many, and list them below.
             message = f"{len(diagnostics)} problems"
@@ -198,7 +214,7 @@ class Output:
                 continue
             where = f"at {where}: " if where else ""
             tag = f" [{code}]" if code and code != document["code"] else ""
-            print(f"  - {where}{own}{tag}", file=sys.stderr)
+            print(f"  - {where}{for_people(own)}{tag}", file=sys.stderr)
         limit = document.get("limit")
         if isinstance(limit, Mapping):
             print(f"  limit {limit.get('name')} = {limit.get('value')}", file=sys.stderr)
