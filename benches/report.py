@@ -5,9 +5,10 @@ The one command, from the repository root:
 
     python3 -m pip install -e ".[bench]" && python3 benches/report.py
 
-It runs `python3 -m pytest benches/test_peers.py --benchmark-json=<json>`, then renders
-`benches/REPORT.md` from that JSON with the machine it ran on. Options: `--output PATH` (the
-markdown), `--json PATH` (keep the raw pytest-benchmark JSON), `--from-json PATH` (render an
+It runs `python3 -m pytest benches/test_peers.py --benchmark-json=<json>`, then renders the
+report from that JSON with the machine it ran on, into `.benchmarks/REPORT.md` (not tracked, so a
+run leaves the checkout clean; `--output benches/REPORT.md` refreshes the tracked copy the README
+quotes). Options: `--output PATH` (the markdown), `--json PATH` (keep the raw pytest-benchmark JSON), `--from-json PATH` (render an
 earlier run without running anything), and anything after `--` goes to pytest (for example
 `-- -k find_plans`). Every figure is the median of its rounds; ratios are peer time / nx-agent time
 from the same run, so above 1 means nx-agent is faster.
@@ -497,7 +498,8 @@ def _budgets(budgets: dict[str, str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--output", type=Path, default=HERE / "REPORT.md")
+    parser.add_argument("--output", type=Path, default=ROOT / ".benchmarks" / "REPORT.md",
+                        help="where to write the report (default .benchmarks/REPORT.md, not tracked)")
     parser.add_argument("--json", type=Path, help="keep the pytest-benchmark JSON here")
     parser.add_argument("--from-json", type=Path, help="render an earlier run; run nothing")
     parser.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
@@ -509,6 +511,7 @@ def main(argv: list[str] | None = None) -> None:
             json_path = options.json or Path(folder) / "peers.json"
             run(json_path, options.pytest_args)
             data = json.loads(json_path.read_text(encoding="utf-8"))
+    options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(render(data), encoding="utf-8")
     print(f"wrote {options.output}")
 

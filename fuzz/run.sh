@@ -25,6 +25,8 @@ seed() {
     if [[ -z "$(ls -A "fuzz/corpus/$name" 2>/dev/null)" ]]; then
         python3 fuzz/seed.py fuzz/corpus >&2 || echo "no seeds: fuzzing $name from an empty corpus" >&2
     fi
+    # Without the conformance corpus a target may get no seed at all: libFuzzer still needs the folder.
+    mkdir -p "fuzz/corpus/$name"
 }
 
 cargo_target() {

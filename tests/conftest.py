@@ -25,3 +25,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     hypothesis_profiles.load("slow" if config.getoption("--slow") else "nx-default")
+
+
+# ---- the conformance corpus: say at the end whether the tests that need it ran -------------------
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """After pytest's own last line: whether the corpus tests ran, and if not how many did not
+    and how to run them."""
+    terminalreporter = config.pluginmanager.get_plugin("terminalreporter")
+    if terminalreporter is None or not hasattr(terminalreporter, "stats"):
+        return
+    from corpus import ENV, NO_CORPUS, corpus_dir
+
+    skipped = 0
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        if NO_CORPUS in reason:
+            skipped += 1
+    root = corpus_dir()
+    if root is not None:
+        terminalreporter.write_line(f"NX IR conformance corpus: {root} (the tests that need it run)")
+    elif skipped:
+        terminalreporter.write_line(
+            f"NX IR conformance corpus not found: {skipped} tests that need it did not run (skipped; a test "
+            f"over the corpus' programs counts once). Set {ENV} to a copy of nx-ir-conformance, or place it "
+            "at ../shared/nx-ir-conformance beside the checkout, to run them.",
+            yellow=True,
+            bold=True,
+        )

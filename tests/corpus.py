@@ -10,12 +10,18 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ENV = "NX_IR_CONFORMANCE"
 HOW_TO = (
     f"NX IR conformance corpus not found: set {ENV} to a copy of nx-ir-conformance "
     "(or place it at ../shared/nx-ir-conformance beside the checkout)"
 )
+#: The skip reason of every test that needs the corpus; ``conftest.py`` counts the tests skipped
+#: with it and says so at the end of the run.
+NO_CORPUS = "no corpus: see tests/corpus.py"
 _SPAN = re.compile(r" @\d+:\d+-\d+:\d+(?= =$|$)", re.M)
 _LINK = re.compile(r'^links (\S+) version "((?:[^"\\]|\\.)*)" fingerprint \d+$', re.M)
 
@@ -103,3 +109,26 @@ def programs() -> list[CorpusProgram]:
                         program.modules[identity].version = version
         found.append(program)
     return found
+
+
+def needs_corpus_mark() -> pytest.MarkDecorator:
+    """Skips a test without the corpus (reason :data:`NO_CORPUS`)."""
+    return pytest.mark.skipif(corpus_dir() is None, reason=NO_CORPUS)
+
+
+def over_corpus(argnames: str | tuple[str, ...], cases: list[Any], ids: list[str] | None = None) -> pytest.MarkDecorator:
+    """``pytest.mark.parametrize`` over cases read from the corpus; without the corpus, one case
+    skipped with :data:`NO_CORPUS`, so the test is counted among those that did not run."""
+    if cases:
+        return pytest.mark.parametrize(argnames, cases, ids=ids)
+    width = len(argnames) if isinstance(argnames, tuple) else len(argnames.split(","))
+    placeholder = pytest.param(*([None] * width), marks=pytest.mark.skip(reason=NO_CORPUS), id="no-corpus")
+    return pytest.mark.parametrize(argnames, [placeholder])
+
+
+def require_corpus() -> Path:
+    """The corpus folder; without it the calling test is skipped (reason :data:`NO_CORPUS`)."""
+    root = corpus_dir()
+    if root is None:
+        pytest.skip(NO_CORPUS)
+    return root

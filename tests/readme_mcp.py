@@ -1,6 +1,7 @@
 """The README's MCP example (run by test_readme_mcp): store the support agent, serve its tools with
 `nx-agent serve`, and call them with the `mcp` SDK's client; and the same server made in Python."""
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,10 @@ def store(directory: Path) -> list[str]:
 
 
 async def find_plans(files: list[str]) -> tuple[list[str], Any]:
-    """Start `nx-agent serve` over stdio, list its tools and call find_plans."""
-    server = StdioServerParameters(command=sys.executable, args=["-m", "nx_agent", "serve", *files])
+    """Start `nx-agent serve` over stdio, list its tools and call find_plans. The `shop` connection
+    of lookup_order needs its bearer token (serve refuses to start without one)."""
+    env = {**os.environ, "NX_AGENT_TOKEN_SHOP": os.environ.get("NX_AGENT_TOKEN_SHOP", "token-of-the-shop-api")}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "nx_agent", "serve", *files], env=env)
     async with Client(server) as client:
         tools = (await client.list_tools()).tools
         result = await client.call_tool("find_plans", {"teamSize": 5})

@@ -14,7 +14,7 @@ from typing import Any
 
 from nx_agent import ir
 
-from corpus import corpus_dir
+from corpus import require_corpus
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TOOL_CONTEXT = {"module": "@nx/agent/agent.nx", "name": "ToolContext"}
@@ -94,8 +94,7 @@ def module(identity: str, body: str, *, links: tuple[str, ...] = ()) -> str:
 
 def agent_library() -> str:
     """The `@nx/agent` library as the corpus holds it (its explain text)."""
-    root = corpus_dir()
-    assert root is not None, "the NX IR conformance corpus is needed for the @nx/agent library"
+    root = require_corpus()
     text = (root / "agent-tool-context" / "expected" / "@nx__agent__agent.nx.stripped.nxir.txt").read_text()
     return text
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from corpus import CorpusProgram, programs
+from corpus import NO_CORPUS, CorpusProgram, over_corpus, programs
 from corpus import image as corpus_image
 from http_server import Recorder, server  # noqa: F401 - the loopback server fixture
 from nx_agent import cli, examples, ir
@@ -22,7 +22,7 @@ from nx_agent.agent.compile import compile_agent
 from nx_agent.http.connections import token_env_name
 
 PROGRAMS = programs()
-needs_corpus = pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
+needs_corpus = pytest.mark.skipif(not PROGRAMS, reason=NO_CORPUS)
 
 
 def test_demo_links_and_explains_the_bundled_example(capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,7 +182,7 @@ def test_run_positional_and_named_arguments(plans_images: tuple[str, str], capsy
     assert code == 0 and err == ""
     value, _, usage = out.rpartition("]\n")
     assert json.loads(value + "]") == EXAMPLE_PLANS_5
-    assert re.fullmatch(r"usage: \d+ operations, input size 1\n", usage)
+    assert re.fullmatch(r"used \d+ operations, input size 1\n", usage)
 
     code, out, _ = run_cli(capsys, "run", *plans_images, "--function", "findPlans", "--args", '{"teamSize": 5}', "--json")
     assert code == 0
@@ -262,8 +262,7 @@ def _key(entry: dict[str, Any]) -> str:
 
 
 
-@pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
-@pytest.mark.parametrize(("program", "entry"), RUN_CASES, ids=[f"{p.name}:{_key(e)}" for p, e in RUN_CASES])
+@over_corpus(("program", "entry"), RUN_CASES, ids=[f"{p.name}:{_key(e)}" for p, e in RUN_CASES])
 def test_run_corpus_entrypoints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], program: CorpusProgram, entry: dict[str, Any]
 ) -> None:
@@ -324,7 +323,7 @@ def test_compile_without_the_library_image_is_bad_input(
     assert code == 3 and out == ""
     assert "[nx-ir-link-missing-module]" in err
     code, _, err = run_cli(capsys, "compile", *images, "--entry", "other.nx", "-o", str(tmp_path / "d.json"))
-    assert code == 3 and "[nx-agent-cli-input]" in err and "other.nx" in err
+    assert code == 3 and "[nx-agent-cli-entry]" in err and "no image given is the entry module 'other.nx'" in err
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     code, _, err = run_cli(capsys, "compile", *images, "--descriptions", str(bad), "-o", str(tmp_path / "d.json"))
@@ -359,7 +358,7 @@ def test_call_prints_the_output_and_usage(stored_agent: list[str], capsys: pytes
     assert code == 0 and err == ""
     value, _, usage = out.rpartition("]\n")
     assert json.loads(value + "]") == PLANS_5
-    assert re.fullmatch(r"usage: \d+ operations, input size 5\n", usage)
+    assert re.fullmatch(r"used \d+ operations, input size 5\n", usage)
     code, out, _ = run_cli(capsys, "call", *stored_agent, "find_plans", "--input", '{"teamSize": 5}', "--call-id", "c1", "--json")
     result = json.loads(out)
     assert result["ok"] is True and result["output"] == PLANS_5

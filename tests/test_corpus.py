@@ -7,12 +7,11 @@ import struct
 
 import pytest
 
-from corpus import HOW_TO, CorpusModule, CorpusProgram, programs
+from corpus import CorpusModule, CorpusProgram, needs_corpus_mark, over_corpus, programs
 from nx_agent import ir
 
 PROGRAMS = programs()
-if not PROGRAMS:
-    pytest.skip(HOW_TO, allow_module_level=True)
+pytestmark = needs_corpus_mark()
 
 MODULES = [(p, m) for p in PROGRAMS for m in p.modules.values()]
 MODULE_IDS = [f"{p.name}:{m.identity}" for p, m in MODULES]
@@ -22,7 +21,7 @@ def assemble_stripped(module: CorpusModule) -> bytes:
     return ir.assemble(module.stripped_text, version=module.version, schema=5)
 
 
-@pytest.mark.parametrize(("program", "module"), MODULES, ids=MODULE_IDS)
+@over_corpus(("program", "module"), MODULES, ids=MODULE_IDS)
 def test_stripped_text_round_trips(program: CorpusProgram, module: CorpusModule) -> None:
     image = assemble_stripped(module)
     prepared = ir.prepare_module(image)
@@ -36,9 +35,7 @@ def test_stripped_text_round_trips(program: CorpusProgram, module: CorpusModule)
 FULL = [(p, m) for p, m in MODULES if m.full is not None and m.source is not None]
 
 
-@pytest.mark.parametrize(
-    ("program", "module"), FULL, ids=[f"{p.name}:{m.identity}" for p, m in FULL]
-)
+@over_corpus(("program", "module"), FULL, ids=[f"{p.name}:{m.identity}" for p, m in FULL])
 def test_full_text_round_trips(program: CorpusProgram, module: CorpusModule) -> None:
     assert module.full is not None
     image = ir.assemble(module.full, source=module.source, version=module.version, schema=5)
@@ -47,7 +44,7 @@ def test_full_text_round_trips(program: CorpusProgram, module: CorpusModule) -> 
     assert ir.explain(prepared) == module.full
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
+@over_corpus("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_program_links(program: CorpusProgram) -> None:
     modules = {
         identity: ir.prepare_module(assemble_stripped(m))
@@ -111,10 +108,10 @@ def test_ranges_program_is_served_the_builtin_prelude() -> None:
     assert prelude.to_bytes() == ir.builtin_prelude(schema=5).to_bytes()
 
 
-SAMPLE = [by_name(n).modules[i] for n, i in [("snippet", "input.nx"), ("two-module", "shared/model.nx")]]
+SAMPLE = [by_name(n).modules[i] for n, i in [("snippet", "input.nx"), ("two-module", "shared/model.nx")]] if PROGRAMS else []
 
 
-@pytest.mark.parametrize("module", SAMPLE, ids=[m.identity for m in SAMPLE])
+@over_corpus("module", SAMPLE, ids=[m.identity for m in SAMPLE])
 def test_damaged_images_are_refused_with_a_code(module: CorpusModule) -> None:
     image = assemble_stripped(module)
     for cut in range(0, len(image), 4):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from corpus import CorpusProgram, image, programs
+from corpus import CorpusProgram, image, over_corpus, programs
 from nx_agent import examples, ir
 
 PROGRAMS = programs()
@@ -53,10 +53,7 @@ def key_order(value: Any) -> Any:
     return None
 
 
-@pytest.mark.skipif(not PROGRAMS, reason="no corpus: see tests/corpus.py")
-@pytest.mark.parametrize(
-    ("program", "entry"), CASES, ids=[f"{p.name}:{key_of(e)}" for p, e in CASES]
-)
+@over_corpus(("program", "entry"), CASES, ids=[f"{p.name}:{key_of(e)}" for p, e in CASES])
 def test_corpus_entrypoint(program: CorpusProgram, entry: dict[str, Any]) -> None:
     key = key_of(entry)
     linked = link(program, entry["module"])

@@ -8,13 +8,13 @@ import asyncio
 import copy
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 import pytest
 from agent_programs import http_definition, link_execute_program
-from http_server import Recorder, server  # noqa: F401 - server is a fixture
+from http_server import LoopbackHTTPServer, Recorder, server  # noqa: F401 - server is a fixture
 
 from nx_agent import build_http_request
 from nx_agent.agent.create import create_agent_tools
@@ -113,7 +113,7 @@ def test_forwarded_call_is_rebuilt_identically_in_another_process(server: tuple[
             self.end_headers()
             self.wfile.write(payload)
 
-    rebuilder = ThreadingHTTPServer(("127.0.0.1", 0), Rebuilder)
+    rebuilder = LoopbackHTTPServer(("127.0.0.1", 0), Rebuilder)
     threading.Thread(target=rebuilder.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     calls: list[dict[str, Any]] = []
 

@@ -122,7 +122,7 @@ def test_serve_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
     code, err = serve_fails(str(broken), *map(str, images))
-    assert code == 3 and "the definition is not JSON" in err and "Traceback" not in err
+    assert code == 3 and f"{broken}: not JSON" in err and "Traceback" not in err
     config = write_config(tmp_path, "host.json", {"connections": {"billing": {}}})
     code, err = serve_fails(str(definition), *map(str, images), "--host-config", str(config))
     assert code == 3 and "connection 'billing' is not one of the definition's (shop)" in err

@@ -22,8 +22,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agents import FunctionTool, Tool
-from agents.tool_context import ToolContext
+from ._extras import missing_extra
+
+try:
+    from agents import FunctionTool, Tool
+    from agents.tool_context import ToolContext
+except ModuleNotFoundError as _missing:
+    raise missing_extra("nx_agent.openai_agents", "openai-agents", _missing, ("agents", "openai")) from None
 
 from ._js import json_text
 from .adapters.calls import (

@@ -24,11 +24,16 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from pydantic_ai import ModelRetry, RunContext, Tool
-from pydantic_ai.capabilities import AbstractCapability, CombinedCapability, NativeTool, Toolset
-from pydantic_ai.exceptions import ToolFailed
-from pydantic_ai.native_tools import AbstractNativeTool
-from pydantic_ai.toolsets import FunctionToolset
+from ._extras import missing_extra
+
+try:
+    from pydantic_ai import ModelRetry, RunContext, Tool
+    from pydantic_ai.capabilities import AbstractCapability, CombinedCapability, NativeTool, Toolset
+    from pydantic_ai.exceptions import ToolFailed
+    from pydantic_ai.native_tools import AbstractNativeTool
+    from pydantic_ai.toolsets import FunctionToolset
+except ModuleNotFoundError as _missing:
+    raise missing_extra("nx_agent.pydantic_ai", "pydantic-ai", _missing, ("pydantic_ai", "pydantic", "pydantic_core")) from None
 
 from .adapters.calls import (
     CallIdFunction,

@@ -173,7 +173,31 @@ def load_agent(
     ``definition_text`` is the stored text (or the parsed definition); the options are
     :func:`~nx_agent.agent.create.create_agent_tools`'s. Raises :class:`~nx_agent.NxIrError` when
     the images do not link and :class:`~nx_agent.agent.diagnostics.NxAgentError` when the definition
-    cannot run with them.
+    cannot run with them. ``agent["find_plans"]`` is a tool by name; iterate for all of them.
+
+    ``request`` makes the requests of ``http`` tools (needed when the definition has one). For
+    each call it is handed one dict, the request already built and checked::
+
+        {"request": {"method": "GET", "url": "https://api.example.com/orders/A1",
+                     "headers": {...}, "body": "..."},          # body only when there is one
+         "arguments": {"pathParams": [...], "query": [...], "body": ...},  # what NX evaluated
+         "callId": "turn-1:0", "toolName": "lookup_order", "connection": "shop",
+         "annotations": {"readOnlyHint": True, ...},
+         "cancel": CancelToken}                                # from execute(..., cancel=...) only
+
+    and answers the response as ``{"status": 200, "body": ...}`` (the whole answer becomes the
+    tool's output; a non-2xx status is an answer, not a failure), or an awaitable of it for
+    ``aexecute``. To choose the failure code it raises
+    :class:`~nx_agent.NxAgentToolError` (``NxAgentToolError("request-failed", "...")``); any other
+    exception is ``request-failed`` with its text. ``nx_agent.http.client.request_with(token_for)``
+    is one over ``httpx`` (bearer tokens, no redirects, a timeout, a body cap).
+
+    Each tool's ``execute(input, call_id=...)`` never raises for a tool failure; it answers::
+
+        {"ok": True, "output": [...], "usage": {"operations": 17, "inputSize": 5}}
+        {"ok": False, "error": {"code": "invalid-input", "message": "Expected teamSize to be a number.",
+                                "diagnostics": [...]},   # diagnostics and limit when there are some
+         "usage": {"operations": 1, "inputSize": 5}}     # usage once the call began
     """
     if isinstance(definition_text, (str, bytes)):
         definition = json.loads(definition_text)

@@ -229,7 +229,17 @@ class FunctionAgentTool(_ExecutableTool):
     def execute(
         self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
     ) -> ToolResult:
-        """Run the tool's function for one call; never raises for a tool failure."""
+        """Run the tool's function for one call; never raises for a tool failure.
+
+        ``input`` is the model's arguments (a JSON object, checked by the NX runtime against the
+        function's parameters), ``call_id`` the call's id (a non-empty string), ``context`` the
+        host's tool context record when the tool has context parameters, and ``cancel`` a
+        :class:`~nx_agent.CancelToken` checked before the call begins. The answer is
+        ``{"ok": True, "output": <the function's value, as JSON>, "usage": {"operations": n,
+        "inputSize": m}}``, or ``{"ok": False, "error": {"code", "message", "diagnostics"?,
+        "limit"?}, "usage"?: {...}}`` with a code of agent-package §5.10 (``invalid-input``,
+        ``invalid-context``, ``resource-limit``, ``evaluation-failed``, ``invalid-request``,
+        ``aborted``). A ``KeyboardInterrupt`` during a long evaluation is raised, not answered."""
         if (cancel is not None and cancel.cancelled) or type(call_id) is not str or not call_id:
             return self._refused(call_id, cancel)  # type: ignore[return-value]
         call = self._call
@@ -335,8 +345,15 @@ class HttpAgentTool(_ExecutableTool):
     ) -> ToolResult:
         """Evaluate, build and make the request for one call; never raises for a tool failure.
 
-        The request function must answer synchronously here (use :meth:`aexecute` for one that
-        answers an awaitable)."""
+        The tool's NX function evaluates the request's arguments from ``input``; the request is
+        built and checked (:func:`nx_agent.http.build_http_request`) and handed to the request
+        function as ``{"request": {"method", "url", "headers", "body"?}, "arguments", "callId",
+        "toolName", "connection", "annotations", "cancel"?}``; what it answers (``{"status",
+        "body"}``) is the output: ``{"ok": True, "output": {"status": 200, "body": ...}, "usage":
+        {...}}``. A failure is ``{"ok": False, "error": {"code", "message", ...}, "usage"?}``; the
+        request function chooses the code by raising :class:`~nx_agent.NxAgentToolError`, and
+        any other exception is ``request-failed``. The request function must answer synchronously
+        here (use :meth:`aexecute` for one that answers an awaitable)."""
         prepared = self.prepare(input, call_id, context, cancel)
         if isinstance(prepared, dict):
             return prepared

@@ -1,4 +1,14 @@
-"""A tool's input checked against its input schema before anything runs.
+"""A tool's input checked against its input schema before anything runs: what the MCP server and
+``nx-agent call`` do with the arguments a model (or a person) sends.
+
+Two layers check a call's input, and they differ on purpose:
+
+- this check, against the tool's stored ``inputSchema`` (JSON Schema 2020-12, what the model was
+  shown): an ``integer`` must be a whole number, a bound of a constrained type holds, and a key the
+  schema does not list is refused (``additionalProperties: false``);
+- the NX runtime, when the tool runs: the function's parameter types, by the reference runtimes'
+  rules, under which a number with a fraction is accepted where an ``int`` is declared and keys
+  that are not parameters are left out.
 
 The MCP server checks every call this way (``validate_arguments``, on by default);
 ``create_agent_tools(..., validate_arguments=True)`` makes ``function`` and ``http`` tools do it in
@@ -18,7 +28,7 @@ from typing import Any
 
 from .results import ToolFailure, failure
 
-__all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "schema_refusal"]
+__all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "check_input", "schema_refusal"]
 
 MAX_PROBLEMS_SHOWN = 3
 
@@ -60,3 +70,9 @@ class InputCheck:
         except (ValueError, TypeError, UnicodeError, RecursionError, OverflowError):
             return None
         return schema_refusal(self.tool_name, problems)
+
+
+def check_input(tool: Mapping[str, Any], arguments: object) -> ToolFailure | None:
+    """The refusal of ``arguments`` by the input schema of ``tool`` (a definition's tool entry), or
+    ``None`` when they fit."""
+    return InputCheck(str(tool["name"]), tool["inputSchema"]).refusal(arguments)

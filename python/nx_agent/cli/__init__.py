@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from .._native import __version__
 from ..agent.diagnostics import NxAgentError
 from ..agent.limits import AgentOptionError
 from ..errors import NxError, NxIrError
@@ -20,6 +21,7 @@ from . import agents, demo, images, serve
 from .output import (
     EXIT_FAILED,
     EXIT_INPUT,
+    EXIT_INTERRUPTED,
     EXIT_MISSING_EXTRA,
     EXIT_OK,
     EXIT_USAGE,
@@ -27,7 +29,9 @@ from .output import (
     Output,
 )
 
-__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_MISSING_EXTRA", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+__all__ = [
+    "EXIT_FAILED", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_MISSING_EXTRA", "EXIT_OK", "EXIT_USAGE", "build_parser", "main",
+]
 
 EPILOG = f"""\
 output:
@@ -41,15 +45,16 @@ exit codes:
   {EXIT_FAILED}  the evaluation (run) or the tool call (call) failed with a code
   {EXIT_USAGE}  usage error: unknown command or option, missing argument, bad limit
   {EXIT_INPUT}  bad input: missing or unreadable file, damaged image, bad JSON, images that do not
-     link, unknown function or tool, an agent or definition with diagnostics
+     link, unknown function or tool, an agent or definition with diagnostics, a port in use
   {EXIT_MISSING_EXTRA}  an optional extra is missing (nx-agent[http] for http tools, nx-agent[mcp] for serve)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a long evaluation stops within milliseconds
 
 environment:
   NO_COLOR                     set (not empty): no colour
   NX_AGENT_TOKEN_<CONNECTION>  bearer token of an http tool's connection (call, serve)
   NX_AGENT_HOST_CONFIG         serve's host configuration file
 
-Start with: nx-agent demo
+Start with: nx-agent demo, then nx-agent demo --write DIR for files to try every command on.
 """
 
 
@@ -62,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document for programs")
+    parser.add_argument("--version", action="version", version=f"nx-agent {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document for programs"
@@ -94,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.error(error)
         return _exit_code(error)
     except KeyboardInterrupt:
-        return 130
+        print("nx-agent: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (``nx-agent demo | head``): stop quietly.
         try:

@@ -3,32 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..agent.compile import LoadedAgent, compile_agent, load_agent
 from ..agent.definition import PACKAGE_TOOL_KINDS
-from ..agent.diagnostics import NxAgentToolError
+from ..agent.diagnostics import NxAgentError, NxAgentToolError
 from ..agent.limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     NX_AGENT_DEFAULT_MAX_OPERATIONS,
     AgentOptionError,
 )
-from ..http.connections import RoutedRequest, stored_base_urls, token_from_environment
-from .images import usage_text
-from .inputs import json_option, read_images, read_json_file, write_bytes
+from ..http.connections import RoutedRequest, stored_base_urls, token_env_name, token_from_environment
+from .images import DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, usage_text
+from .inputs import json_option, limit_option, link_checked, read_images, read_json_file, write_bytes
 from .output import EXIT_FAILED, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE, CliError, Output, to_json
 
 # ---------------------------------------------------------------------------------------- compile
 
 
 def _cmd_compile(args: argparse.Namespace, out: Output) -> int:
-    paths: dict[str, str] = {}
     modules = read_images(args.images)
-    for path, identity in zip(args.images, modules):
-        paths[identity] = path
+    paths = modules.paths
+    program = link_checked(modules, args.entry)
+    if args.root not in program.entry.functions:
+        known = ", ".join(program.entry.functions) or "none"
+        raise CliError(
+            f"{args.entry} has no function '{args.root}' (its functions: {known})",
+            code="nx-ir-missing-entrypoint",
+            path="--root",
+        )
     descriptions = read_json_file(args.descriptions) if args.descriptions else None
     context_type = None
     if args.tool_context_type:
@@ -85,15 +92,37 @@ def _not_run_here(tool: Mapping[str, Any], input: Any, context: Any) -> Any:
     raise NxAgentToolError("nx-agent-cli-host-tool", "Tools of host kinds are run by their host, not by nx-agent.")
 
 
-def _given(args: argparse.Namespace, name: str, default: int) -> int:
-    value = getattr(args, name, None)
-    return default if value is None else int(value)
+def _limit(args: argparse.Namespace, name: str, default: int | None = None) -> int | None:
+    return limit_option(getattr(args, name, None), "--" + name.replace("_", "-"), default)
+
+
+def _runtime_limits(args: argparse.Namespace) -> dict[str, int]:
+    limits = {name: _limit(args, name) for name in ("max_call_depth", "max_range_length")}
+    return {name: value for name, value in limits.items() if value is not None}
+
+
+def read_definition(path: str) -> dict[str, Any]:
+    """A stored definition: a JSON object with a ``tools`` list (what ``compile`` writes)."""
+    definition = read_json_file(path)
+    if not isinstance(definition, dict):
+        raise CliError("the definition is not a JSON object", code="nx-agent-cli-json", path=path)
+    if not isinstance(definition.get("tools"), list):
+        raise CliError(
+            "this is not an agent definition: it has no 'tools' list (nx-agent compile writes one)",
+            code="nx-agent-cli-definition",
+            path=path,
+        )
+    return definition
 
 
 def _load(args: argparse.Namespace, request: _DeferredRequest) -> LoadedAgent:
-    definition = read_json_file(args.definition)
-    if not isinstance(definition, dict):
-        raise CliError("the definition is not a JSON object", code="nx-agent-cli-json", path=args.definition)
+    limits = {
+        "max_operations": _limit(args, "max_operations", NX_AGENT_DEFAULT_MAX_OPERATIONS),
+        "max_arguments_size": _limit(args, "max_arguments_size", NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE),
+        "max_context_size": _limit(args, "max_context_size", NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE),
+    }
+    runtime = _runtime_limits(args)
+    definition = read_definition(args.definition)
     tools = definition.get("tools")
     host_kinds = {
         tool["kind"]
@@ -101,6 +130,7 @@ def _load(args: argparse.Namespace, request: _DeferredRequest) -> LoadedAgent:
         if isinstance(tool, dict) and isinstance(tool.get("kind"), str) and tool["kind"] not in PACKAGE_TOOL_KINDS
     }
     modules = read_images(args.images)
+    link_checked(modules, args.entry)
     try:
         return load_agent(
             definition,
@@ -108,12 +138,14 @@ def _load(args: argparse.Namespace, request: _DeferredRequest) -> LoadedAgent:
             entry=args.entry,
             request=request,
             executors={kind: _not_run_here for kind in host_kinds},
-            max_operations=_given(args, "max_operations", NX_AGENT_DEFAULT_MAX_OPERATIONS),
-            max_arguments_size=_given(args, "max_arguments_size", NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE),
-            max_context_size=_given(args, "max_context_size", NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE),
+            runtime=runtime or None,
+            **limits,  # type: ignore[arg-type]
         )
     except AgentOptionError as error:
         raise CliError(str(error), code="nx-agent-cli-usage", path="limits", exit_code=EXIT_USAGE) from None
+    except NxAgentError as error:
+        details = [d.to_dict() for d in error.diagnostics]
+        raise CliError(str(error), code=error.code, path=args.definition, details=details) from None
     except (ValueError, TypeError, KeyError) as error:
         raise CliError(f"the definition cannot be loaded: {error}", code="nx-agent-cli-input", path=args.definition) from None
 
@@ -210,7 +242,32 @@ def _base_url_routes(agent: LoadedAgent, given: Sequence[str]) -> dict[str, tupl
     return routes
 
 
-def _http_request_function(agent: LoadedAgent, args: argparse.Namespace) -> Any:
+def _timeout(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise CliError(f"must be a number of seconds greater than 0, got {text!r}",
+                       code="nx-agent-cli-usage", path="--timeout", exit_code=EXIT_USAGE)
+    return seconds
+
+
+def _require_token(tool: Any, args: argparse.Namespace) -> None:
+    """An http tool's connection must have a token, unless ``--no-token`` says it needs none."""
+    connection = tool.definition["config"]["connection"]["name"]
+    if args.no_token or token_from_environment(connection) is not None:
+        return
+    raise CliError(
+        f"tool '{tool.name}' sends its requests over the connection '{connection}', which has no token: "
+        f"set {token_env_name(connection)} to its bearer token, or pass --no-token if it needs none",
+        code="nx-agent-cli-no-token",
+        path=tool.name,
+        exit_code=EXIT_USAGE,
+    )
+
+
+def _http_request_function(agent: LoadedAgent, tool: Any, args: argparse.Namespace, timeout: float) -> Any:
     try:
         from ..http.client import request_with
     except ImportError:
@@ -220,12 +277,17 @@ def _http_request_function(agent: LoadedAgent, args: argparse.Namespace) -> Any:
             path=args.tool,
             exit_code=EXIT_MISSING_EXTRA,
         ) from None
-    inner = request_with(token_from_environment, timeout=args.timeout)
     routes = _base_url_routes(agent, args.base_url)
+    _require_token(tool, args)
+    inner = request_with(token_from_environment, timeout=timeout)
     return RoutedRequest(inner, routes) if routes else inner
 
 
 def _cmd_call(args: argparse.Namespace, out: Output) -> int:
+    if not args.call_id:
+        raise CliError("give the call a non-empty id (its callId; an http tool's idempotency key)",
+                       code="nx-agent-cli-usage", path="--call-id", exit_code=EXIT_USAGE)
+    timeout = _timeout(args.timeout)
     request = _DeferredRequest()
     agent = _load(args, request)
     names = [tool.name for tool in agent]
@@ -242,21 +304,28 @@ def _cmd_call(args: argparse.Namespace, out: Output) -> int:
     input_value = json_option(args.input, "--input")
     context = json_option(args.context, "--context") if args.context is not None else None
     if tool.kind == "http":
-        request.inner = _http_request_function(agent, args)
+        request.inner = _http_request_function(agent, tool, args, timeout)
     elif args.base_url:
         raise CliError("--base-url is for http tools", code="nx-agent-cli-usage", path="--base-url", exit_code=EXIT_USAGE)
-    result: Any = tool.execute(input_value, call_id=args.call_id, context=context)
+    elif args.no_token:
+        raise CliError("--no-token is for http tools", code="nx-agent-cli-usage", path="--no-token", exit_code=EXIT_USAGE)
+    refused = None
+    if not args.no_schema_check:
+        from ..agent.input_check import check_input
+
+        refused = check_input(tool, input_value)
+    result: Any = refused if refused is not None else tool.execute(input_value, call_id=args.call_id, context=context)
     if out.json:
         out.document(result)
         return EXIT_OK if result["ok"] else EXIT_FAILED
     usage = result.get("usage") or {}
     if result["ok"]:
         out.line(to_json(result["output"]))
-        out.line(out.style.dim(f"usage: {usage_text(usage)}"))
+        out.line(out.style.dim(usage_text(usage)))
         return EXIT_OK
     out.failure_text(result["error"], prefix=f"tool {tool.name} failed: ")
     if usage:
-        out.note(f"usage: {usage_text(usage)}")
+        out.note(usage_text(usage))
     return EXIT_FAILED
 
 
@@ -297,10 +366,11 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     call = commands.add_parser(
         "call", parents=common, help="call one tool of a stored agent; print the result and usage",
         description="Load a stored agent and call one of its function or http tools. --input and --context "
-        "are JSON, inline or @FILE. An http tool's request is made with httpx (nx-agent[http]): no "
-        "redirects, one timeout, with the bearer token of its connection from the environment variable "
-        "NX_AGENT_TOKEN_<CONNECTION> (the name upper-cased, other characters than letters and digits as _), "
-        "when set. Exit 1 when the call fails with a code.",
+        "are JSON, inline or @FILE; --input is checked against the tool's input schema first, as the MCP "
+        "server does. An http tool's request is made with httpx (nx-agent[http]): no redirects, one "
+        "timeout, with the bearer token of its connection from the environment variable "
+        "NX_AGENT_TOKEN_<CONNECTION> (the name upper-cased, other characters than letters and digits as _); "
+        "without one the call is refused unless --no-token is given. Exit 1 when the call fails with a code.",
     )
     call.add_argument("definition", help="the stored definition (JSON, as compile wrote it)")
     call.add_argument("images", nargs="+", metavar="IMAGE", help="the stored NX IR images")
@@ -309,14 +379,23 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     call.add_argument("--call-id", required=True, metavar="ID", help="the call's id (callId)")
     call.add_argument("--context", metavar="JSON", help="the tool context record (JSON with $type), or @FILE")
     call.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
-    call.add_argument("--max-operations", type=int, metavar="N",
-                      help=f"operation budget of the call (default {NX_AGENT_DEFAULT_MAX_OPERATIONS})")
-    call.add_argument("--max-arguments-size", type=int, metavar="N",
-                      help=f"largest input size (default {NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE})")
-    call.add_argument("--max-context-size", type=int, metavar="N",
-                      help=f"largest context size (default {NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE})")
+    call.add_argument("--max-operations", metavar="N",
+                      help=f"operation budget of the call (default {NX_AGENT_DEFAULT_MAX_OPERATIONS:,})")
+    call.add_argument("--max-arguments-size", metavar="N",
+                      help=f"largest input size (default {NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE:,})")
+    call.add_argument("--max-context-size", metavar="N",
+                      help=f"largest context size (default {NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE:,})")
+    call.add_argument("--max-call-depth", metavar="N",
+                      help=f"deepest nesting of calls (default {DEFAULT_MAX_CALL_DEPTH:,})")
+    call.add_argument("--max-range-length", metavar="N",
+                      help=f"longest range a loop may run over (default {DEFAULT_MAX_RANGE_LENGTH:,})")
+    call.add_argument("--no-schema-check", action="store_true",
+                      help="skip the check of --input against the tool's input schema (the NX runtime "
+                      "still checks the function's parameter types)")
     call.add_argument("--base-url", action="append", default=[], metavar="CONNECTION=URL",
                       help="send a connection's requests under another base URL (a staging or local server)")
-    call.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+    call.add_argument("--no-token", action="store_true",
+                      help="send an http tool's requests without a bearer token (its connection needs none)")
+    call.add_argument("--timeout", default="10", metavar="SECONDS",
                       help="timeout of one HTTP exchange (default 10)")
     call.set_defaults(run=_cmd_call)

@@ -8,12 +8,15 @@ from typing import Any
 
 from .. import ir
 from ..errors import NxIrError
-from .inputs import json_option, link_files, read_image, read_text, write_bytes
+from .inputs import json_option, limit_option, link_files, read_image, read_text, write_bytes
 from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, Output, error_document, to_json
 
 #: ``run``'s budget and input limit unless told otherwise (so that its usage is always measured).
 DEFAULT_MAX_OPERATIONS = 1_000_000
 DEFAULT_MAX_INPUT_SIZE = 1_000_000
+#: The runtime's own defaults, shown in ``run --help``.
+DEFAULT_MAX_CALL_DEPTH = ir.Limits().max_call_depth
+DEFAULT_MAX_RANGE_LENGTH = ir.Limits().max_range_length
 
 
 
@@ -41,14 +44,34 @@ def describe(program: ir.Program) -> str:
 
 
 def usage_text(usage: Mapping[str, Any]) -> str:
-    """``N operations, input size M`` from a usage record (either spelling of the input size)."""
+    """``used N operations, input size M`` from a usage record (either spelling of the input size)."""
     parts = []
     if usage.get("operations") is not None:
         parts.append(f"{usage['operations']} operations")
     size = usage.get("inputSize", usage.get("input_size"))
     if size is not None:
         parts.append(f"input size {size}")
-    return ", ".join(parts) or "not measured"
+    return "used " + ", ".join(parts) if parts else "usage not measured"
+
+
+def parameters_hint(program: ir.Program, function: str) -> str | None:
+    """``findPlans takes teamSize: integer, maxMonthlyPrice: integer (optional)``: a function's
+    parameters as JSON Schema types, for a refused argument (``None`` when it has no schema)."""
+    try:
+        from ..schema import function_schema
+
+        answer = function_schema(program, {"module": program.entry.identity, "name": function})
+    except Exception:  # noqa: BLE001 - a hint only; the refusal itself is already reported
+        return None
+    schema = answer.get("inputSchema") if isinstance(answer, Mapping) else None
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+        return None
+    from .agents import tool_parameters
+
+    parts = [
+        f"{p['name']}: {p['type']}" + ("" if p["required"] else " (optional)") for p in tool_parameters(schema)
+    ]
+    return f"{function} takes {', '.join(parts) or 'no arguments'}"
 
 
 def _cmd_explain(args: argparse.Namespace, out: Output) -> int:
@@ -92,13 +115,16 @@ def _cmd_link(args: argparse.Namespace, out: Output) -> int:
 
 
 def _limits(args: argparse.Namespace) -> ir.Limits:
-    try:
-        return ir.Limits(max_operations=args.max_operations, max_input_size=args.max_input_size)
-    except (ValueError, OverflowError, ir.NxIrError) as error:
-        raise CliError(str(error), code="nx-agent-cli-usage", path="--max-operations/--max-input-size", exit_code=EXIT_USAGE) from None
+    return ir.Limits(
+        max_operations=limit_option(args.max_operations, "--max-operations", DEFAULT_MAX_OPERATIONS),
+        max_input_size=limit_option(args.max_input_size, "--max-input-size", DEFAULT_MAX_INPUT_SIZE),
+        max_call_depth=limit_option(args.max_call_depth, "--max-call-depth"),
+        max_range_length=limit_option(args.max_range_length, "--max-range-length"),
+    )
 
 
 def _cmd_run(args: argparse.Namespace, out: Output) -> int:
+    limits = _limits(args)
     entry, *others = args.images
     program = link_files(entry, others, allow_version_mismatch=args.allow_version_mismatch)
     arguments = json_option(args.args, "--args")
@@ -108,7 +134,6 @@ def _cmd_run(args: argparse.Namespace, out: Output) -> int:
             code="nx-agent-cli-json",
             path="--args",
         )
-    limits = _limits(args)
     try:
         if isinstance(arguments, list):
             result = ir.evaluate_function(program, args.function, arguments, limits=limits)
@@ -124,17 +149,22 @@ def _cmd_run(args: argparse.Namespace, out: Output) -> int:
                 path="--function",
                 details=[d.to_dict() for d in error.diagnostics],
             ) from None
+        document = error_document(error)
+        if error.code == "nx-ir-boundary-type":
+            hint = parameters_hint(program, args.function)
+            if hint:
+                document["hint"] = hint
         if out.json:
-            out.document({"ok": False, "error": error_document(error)})
+            out.document({"ok": False, "error": document})
         else:
-            out.failure_text(error_document(error), prefix=f"{args.function} failed: ")
+            out.failure_text(document, prefix=f"{args.function} failed: ")
         return EXIT_FAILED
     usage = {"operations": result.operations, "inputSize": result.input_size}
     if out.json:
         out.document({"ok": True, "value": result.value, "usage": usage})
     else:
         out.line(to_json(result.value))
-        out.line(out.style.dim(f"usage: {usage_text(usage)}"))
+        out.line(out.style.dim(usage_text(usage)))
     return EXIT_OK
 
 
@@ -188,10 +218,14 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     run.add_argument("images", nargs="+", metavar="IMAGE", help="the entry image, then the images it links to")
     run.add_argument("--function", required=True, metavar="NAME", help="the entry module's function")
     run.add_argument("--args", default="[]", metavar="JSON", help="arguments: a JSON list or object, or @FILE (default [])")
-    run.add_argument("--max-operations", type=int, default=DEFAULT_MAX_OPERATIONS, metavar="N",
+    run.add_argument("--max-operations", metavar="N",
                      help=f"operation budget (default {DEFAULT_MAX_OPERATIONS:,})")
-    run.add_argument("--max-input-size", type=int, default=DEFAULT_MAX_INPUT_SIZE, metavar="N",
+    run.add_argument("--max-input-size", metavar="N",
                      help=f"largest input size of the arguments (default {DEFAULT_MAX_INPUT_SIZE:,})")
+    run.add_argument("--max-call-depth", metavar="N",
+                     help=f"deepest nesting of calls (default {DEFAULT_MAX_CALL_DEPTH:,})")
+    run.add_argument("--max-range-length", metavar="N",
+                     help=f"longest range a loop may run over (default {DEFAULT_MAX_RANGE_LENGTH:,})")
     run.add_argument(
         "--allow-version-mismatch", action="store_true",
         help="link even where a module's version differs from the one recorded",

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import ir
 from ..errors import NxIrError
-from .output import CliError
+from .output import EXIT_USAGE, CliError
 
 
 def _file_error(path: str, error: OSError) -> CliError:
@@ -78,26 +78,106 @@ def read_image(path: str) -> ir.PreparedModule:
         raise CliError(str(error), code=error.code, path=path, details=details) from None
 
 
-def read_images(paths: Sequence[str]) -> dict[str, ir.PreparedModule]:
+#: The prelude's identity: built in, never passed as a file.
+PRELUDE = "@nx/prelude.nx"
+
+
+class ImageFiles(dict[str, ir.PreparedModule]):
+    """Images read from files, by the identity each declares; ``paths`` gives each one's file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paths: dict[str, str] = {}
+
+    def where(self, identity: str) -> str:
+        """``FILE (module IDENTITY)``, or the identity alone for a module no file holds."""
+        path = self.paths.get(identity)
+        return f"{path} (module {identity})" if path else identity
+
+
+def read_images(paths: Sequence[str]) -> ImageFiles:
     """Each image by the identity it declares; two files of one identity are refused."""
-    modules: dict[str, ir.PreparedModule] = {}
-    seen: dict[str, str] = {}
+    modules = ImageFiles()
     for path in paths:
         module = read_image(path)
-        if module.identity in seen:
+        if module.identity in modules.paths:
             raise CliError(
-                f"this image is the module '{module.identity}', as {seen[module.identity]} is",
+                f"this image is the module '{module.identity}', as {modules.paths[module.identity]} is",
                 code="nx-agent-cli-duplicate-module",
                 path=path,
             )
-        seen[module.identity] = path
+        modules.paths[module.identity] = path
         modules[module.identity] = module
     return modules
 
 
+def _link_hint(error: NxIrError, modules: ImageFiles, entry: str) -> str:
+    """What to do about a refused link, naming the files: a missing module's image to pass, or a
+    version to assemble with."""
+    hints = []
+    for identity, module in modules.items():
+        for link in module.links:
+            target = modules.get(link.identity)
+            if error.code == "nx-ir-link-missing-module" and target is None and link.identity != PRELUDE:
+                hints.append(
+                    f"{modules.where(identity)} links {link.identity}, which none of the images given holds: "
+                    f"pass its image file too"
+                )
+            elif error.code == "nx-ir-link-version" and target is not None and target.version != link.version:
+                hints.append(
+                    f"{modules.where(identity)} was built against {link.identity} version \"{link.version}\", "
+                    f"and {modules.where(link.identity)} is version \"{target.version}\": give the image of that "
+                    f"version (from explain text: nx-agent assemble TEXT --version {link.version} -o IMAGE), "
+                    "or pass --allow-version-mismatch"
+                )
+    if error.code == "nx-ir-link-missing-module" and not hints and entry not in modules:
+        hints.append(f"no image given is the entry module {entry}")
+    return "; ".join(hints)
+
+
+def link_checked(
+    modules: ImageFiles, entry: str, *, allow_version_mismatch: bool = False, option: str = "--entry"
+) -> ir.Program:
+    """The program of ``entry`` linked against ``modules``; a refusal names the files involved and
+    what to pass (:class:`~.output.CliError`, exit 3)."""
+    if entry not in modules:
+        known = ", ".join(modules.where(identity) for identity in modules) or "none"
+        raise CliError(f"no image given is the entry module '{entry}' (the images: {known})",
+                       code="nx-agent-cli-entry", path=option)
+    try:
+        return ir.link_program(modules[entry], modules, allow_version_mismatch=allow_version_mismatch)
+    except NxIrError as error:
+        hint = _link_hint(error, modules, entry)
+        raise CliError(
+            str(error),
+            code=error.code,
+            path=modules.paths.get(entry),
+            details=[d.to_dict() for d in error.diagnostics],
+            hint=hint or None,
+        ) from None
+
+
 def link_files(entry_path: str, others: Sequence[str], *, allow_version_mismatch: bool = False) -> ir.Program:
     """The program of the entry image linked against the other images (the prelude is built in)."""
-    entry = read_image(entry_path)
-    modules = read_images(others)
-    modules.setdefault(entry.identity, entry)
-    return ir.link_program(entry, modules, allow_version_mismatch=allow_version_mismatch)
+    modules = read_images(list(dict.fromkeys([entry_path, *others])))
+    entry = next(iter(modules))
+    return link_checked(modules, entry, allow_version_mismatch=allow_version_mismatch, option=entry_path)
+
+
+#: The largest limit the command line takes: ``2**53 - 1``, the agent layer's bound (a JSON number
+#: still exact everywhere), for every command alike.
+MAX_LIMIT = 2**53 - 1
+
+
+def limit_option(text: str | None, option: str, default: int | None = None) -> int | None:
+    """A limit option's value: a whole number from 0 to :data:`MAX_LIMIT`; ``default`` when not
+    given. Anything else is a usage error naming ``option`` alone."""
+    if text is None:
+        return default
+    plain = text.replace("_", "")
+    if not plain.isdigit() or not plain.isascii() or int(plain) > MAX_LIMIT:
+        raise CliError(
+            f"must be a whole number from 0 to {MAX_LIMIT} (2**53 - 1), got {text!r}",
+            code="nx-agent-cli-usage", path=option, exit_code=EXIT_USAGE,
+        )
+    return int(plain)

@@ -15,6 +15,7 @@ from ..errors import NxError
 __all__ = [
     "EXIT_FAILED",
     "EXIT_INPUT",
+    "EXIT_INTERRUPTED",
     "EXIT_MISSING_EXTRA",
     "EXIT_OK",
     "EXIT_USAGE",
@@ -37,11 +38,13 @@ EXIT_INPUT = 3
 not link, an unknown function or tool, a definition or agent with diagnostics."""
 EXIT_MISSING_EXTRA = 4
 """The command needs an optional extra that is not installed (``http`` for HTTP tools, ``mcp``)."""
+EXIT_INTERRUPTED = 130
+"""Interrupted by SIGINT (Ctrl-C), as a shell reports a process that a signal stopped."""
 
 
 class CliError(NxError):
     """A refusal of the command line: ``code``, the ``path`` it is about (a file, an option) and
-    the process ``exit_code``; ``details`` are diagnostics as dicts."""
+    the process ``exit_code``; ``details`` are diagnostics as dicts; ``hint`` says what to do."""
 
     def __init__(
         self,
@@ -51,12 +54,14 @@ class CliError(NxError):
         path: str | None = None,
         exit_code: int = EXIT_INPUT,
         details: Iterable[Mapping[str, Any]] = (),
+        hint: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.path = path
         self.exit_code = exit_code
         self.details = [dict(detail) for detail in details]
+        self.hint = hint
 
 
 def colour_enabled(stream: TextIO) -> bool:
@@ -123,7 +128,26 @@ def error_document(error: BaseException) -> dict[str, Any]:
     diagnostics = _diagnostic_dicts(error)
     if diagnostics:
         document["diagnostics"] = diagnostics
+    hint = getattr(error, "hint", None) if isinstance(error, CliError) else None
+    if hint:
+        document["hint"] = hint
     return document
+
+
+#: Words of the JavaScript reference's messages, as a person reads them (text output only: the
+#: ``--json`` document keeps each message as the package and the reference runtimes spell it).
+_FOR_PEOPLE = (
+    (" is undefined, which JSON cannot hold", " is missing"),
+    (" is undefined", " is missing"),
+    ("non-negative safe integer", "whole number from 0 to 2**53 - 1"),
+)
+
+
+def for_people(message: str) -> str:
+    """A message with the JavaScript words of :data:`_FOR_PEOPLE` put as a person reads them."""
+    for words, plain in _FOR_PEOPLE:
+        message = message.replace(words, plain)
+    return message
 
 
 def _where(diagnostic: Mapping[str, Any]) -> str:
@@ -169,20 +193,31 @@ class Output:
         self.failure_text(document, prefix=prefix)
 
     def failure_text(self, document: Mapping[str, Any], *, prefix: str = "") -> None:
-        """An error document for people, on stderr."""
+        """An error document for people, on stderr: one line with the message and code, then each
+        diagnostic once (where it is, and its own message when it adds to the first line), the
+        limit reached and a hint."""
         style = self.err_style
         path = f"{document['path']}: " if document.get("path") else ""
-        print(
-            f"nx-agent: {style.red('error')}: {prefix}{path}{document['message']} [{style.bold(document['code'])}]",
-            file=sys.stderr,
-        )
-        diagnostics = document.get("diagnostics") or []
+        diagnostics = [d for d in document.get("diagnostics") or [] if isinstance(d, Mapping)]
+        message = for_people(str(document["message"]))
+        if len(diagnostics) > 1:
+            # The message joins every diagnostic's: say how many, and list them below.
+            message = f"{len(diagnostics)} problems"
+        print(f"nx-agent: {style.red('error')}: {prefix}{path}{message} [{style.bold(document['code'])}]", file=sys.stderr)
         for diagnostic in diagnostics:
-            if len(diagnostics) == 1 and diagnostic.get("message") == document["message"] and not _where(diagnostic):
-                continue
             where = _where(diagnostic)
-            where = f" ({where})" if where else ""
-            print(f"  {diagnostic.get('code')}{where}: {diagnostic.get('message')}", file=sys.stderr)
+            own = str(diagnostic.get("message") or "")
+            code = diagnostic.get("code")
+            if len(diagnostics) == 1 and own in (document["message"], ""):
+                if where:
+                    print(f"  at {where}", file=sys.stderr)
+                continue
+            where = f"at {where}: " if where else ""
+            tag = f" [{code}]" if code and code != document["code"] else ""
+            print(f"  - {where}{for_people(own)}{tag}", file=sys.stderr)
         limit = document.get("limit")
         if isinstance(limit, Mapping):
             print(f"  limit {limit.get('name')} = {limit.get('value')}", file=sys.stderr)
+        hint = document.get("hint")
+        if hint:
+            print(f"  hint: {hint}", file=sys.stderr)

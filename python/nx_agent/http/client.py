@@ -3,7 +3,8 @@
 :func:`request_with` answers a synchronous request function, :func:`async_request_with` an
 asynchronous one; both take ``token_for(connection) -> str | None`` and hand every call:
 
-* the built headers, plus ``authorization: Bearer <token>`` (when ``token_for`` answers a token) and,
+* the built headers, plus ``authorization: Bearer <token>`` (when ``token_for`` answers a token; a
+  connection it answers ``None`` for is warned about once, logger ``nx_agent.http``) and,
   for a tool that is not read-only, ``idempotency-key: <call_id>``;
 * no redirect is followed: a redirect status (301, 302, 303, 307, 308) is a failure;
 * one ``timeout`` (10 s) for the whole exchange, body included;
@@ -41,7 +42,12 @@ from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any, Final, Union
 
-import httpx
+from .._extras import missing_extra
+
+try:
+    import httpx
+except ModuleNotFoundError as _missing:
+    raise missing_extra("nx_agent.http.client (the httpx request functions)", "http", _missing, ("httpx", "httpcore")) from None
 
 from ..agent.diagnostics import NxAgentToolError
 from .call import HttpRequestCall, HttpRequestCallLike, HttpResponse, as_call
@@ -67,6 +73,19 @@ _log = logging.getLogger("nx_agent.http")
 
 TokenFor = Callable[[str], Union[str, None]]
 AsyncTokenFor = Callable[[str], Union[str, None, Awaitable[Union[str, None]]]]
+
+
+class _TokenlessWarning:
+    """Warns once per connection (logger ``nx_agent.http``) that its token function answered no
+    token: its requests go out without ``authorization``, which an API that needs one refuses."""
+
+    def __init__(self) -> None:
+        self.warned: set[str] = set()
+
+    def __call__(self, connection: str, token: str | None) -> None:
+        if token is None and connection not in self.warned:
+            self.warned.add(connection)
+            _log.warning("connection '%s' has no bearer token: its requests are sent without authorization", connection)
 
 
 def request_headers(call: HttpRequestCall, token: str | None) -> dict[str, str]:
@@ -196,6 +215,7 @@ class HttpxRequestFunction:
         self.max_body_chars = max_body_chars
         self._owned = client is None
         self._client = client if client is not None else httpx.Client(follow_redirects=False)
+        self._tokenless = _TokenlessWarning()
 
     def __call__(self, call: HttpRequestCallLike) -> HttpResponse:
         """Make the request of one call; answer ``{"status", "body"}`` or raise ``NxAgentToolError``."""
@@ -204,7 +224,9 @@ class HttpxRequestFunction:
         cancel = held.cancel
         if cancel is not None and cancel.cancelled:
             raise _failure(held, exchange, "cancelled", None)
-        headers = request_headers(held, self.token_for(held.connection))
+        token = self.token_for(held.connection)
+        self._tokenless(held.connection, token)
+        headers = request_headers(held, token)
         outcome: dict[str, Any] = {}
         done = threading.Event()
 
@@ -291,6 +313,7 @@ class AsyncHttpxRequestFunction:
         self.max_body_chars = max_body_chars
         self._owned = client is None
         self._client = client if client is not None else httpx.AsyncClient(follow_redirects=False)
+        self._tokenless = _TokenlessWarning()
 
     async def __call__(self, call: HttpRequestCallLike) -> HttpResponse:
         """Make the request of one call; answer ``{"status", "body"}`` or raise ``NxAgentToolError``.
@@ -301,6 +324,7 @@ class AsyncHttpxRequestFunction:
         token = self.token_for(held.connection)
         if inspect.isawaitable(token):
             token = await token
+        self._tokenless(held.connection, token)
         headers = request_headers(held, token)
         try:
             return await asyncio.wait_for(self._exchange(held, headers, exchange), self.timeout)
@@ -353,7 +377,9 @@ def request_with(
     """A synchronous request function for ``create_agent_tools(..., request=...)``.
 
     ``token_for(connection)`` answers the bearer token for a connection (``None``: no
-    ``authorization`` header). Pass ``client`` to share an ``httpx.Client`` (its redirect setting is
+    ``authorization`` header, and a warning on logger ``nx_agent.http`` the first time for each
+    connection; ``nx-agent call`` and ``serve`` refuse such a connection unless told it needs no
+    token). Pass ``client`` to share an ``httpx.Client`` (its redirect setting is
     overridden per request); otherwise one is made, closed by :meth:`HttpxRequestFunction.close`.
     """
     return HttpxRequestFunction(token_for, timeout=timeout, max_body_chars=max_body_chars, client=client)

@@ -22,14 +22,26 @@ from ..agent.limits import (
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     NX_AGENT_DEFAULT_MAX_OPERATIONS,
 )
-from ..http.connections import RoutedRequest, stored_base_urls
+from ..errors import NxError, NxIrError
+from ..http.connections import RoutedRequest, stored_base_urls, token_env_name
+from ..ir import prepare_module
 from .host_config import HostConfig, HostConfigError, load_host_config
 from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server
 from .transports import serve_http, serve_stdio
 
-__all__ = ["build_server", "run_serve"]
+__all__ = ["StoredFileError", "build_server", "run_serve"]
 
 _log = logging.getLogger("nx_agent.mcp")
+
+
+class StoredFileError(NxError):
+    """A stored definition or image that ``serve`` cannot read; ``code`` is ``nx-agent-stored-file``
+    and ``path`` names the file."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.code = "nx-agent-stored-file"
+        self.path = path
 
 
 def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
@@ -42,6 +54,16 @@ def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
         )
     if not bases:
         return None
+    # A connection with no token is refused unless the configuration says it needs none: a request
+    # without the header it needs would fail at the API, call after call, with nothing said here.
+    tokenless = [name for name in sorted(bases) if config.token_for(name) is None and not config.needs_no_token(name)]
+    if tokenless:
+        raise HostConfigError(
+            "connection " + ", ".join(map(repr, tokenless)) + " has no bearer token: set "
+            + ", ".join(token_env_name(name) for name in tokenless)
+            + ", give tokenEnv or tokenFile in the host configuration, or set \"noToken\": true there "
+            "for a connection that needs none"
+        )
     try:
         from ..http.client import async_request_with
     except ImportError:
@@ -63,19 +85,28 @@ def _log_result(event: ResultEvent) -> None:
         _log.warning("call %s of %s failed: %s", event["call_id"], event["name"], json.dumps(result["error"]))
 
 
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise StoredFileError(path, f"cannot read the file: {error.strerror or error}") from None
+
+
 def build_server(definition_path: str, image_paths: Sequence[str], config: HostConfig, entry: str) -> McpToolServer:
     """Load the stored agent and put its tools behind an MCP server, as ``serve`` does."""
-    try:
-        text = Path(definition_path).read_text(encoding="utf-8")
-        images = [Path(path).read_bytes() for path in image_paths]
-    except (OSError, UnicodeDecodeError) as error:
-        raise HostConfigError(f"cannot read a stored file: {error}") from None
+    text = _read(definition_path).decode("utf-8", errors="replace")
+    images = []
+    for path in image_paths:
+        try:
+            images.append(prepare_module(_read(path)))
+        except NxIrError as error:
+            raise StoredFileError(path, f"{error} [{error.code}]") from None
     try:
         definition = json.loads(text)
     except ValueError as error:
-        raise HostConfigError(f"{definition_path}: the definition is not JSON: {error}") from None
+        raise StoredFileError(definition_path, f"the definition is not JSON: {error}") from None
     if not isinstance(definition, dict):
-        raise HostConfigError(f"{definition_path}: the definition is not a JSON object")
+        raise StoredFileError(definition_path, "the definition is not a JSON object")
     limits = config.limits
     agent = load_agent(
         definition,
@@ -104,7 +135,8 @@ def build_server(definition_path: str, image_paths: Sequence[str], config: HostC
 
 def run_serve(args: Any) -> None:
     """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
-    ``host_config``, ``entry``)."""
+    ``host_config``, ``entry``). Raises :class:`~nx_agent.mcp.transports.PortUnavailable` when the
+    port cannot be listened on."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
     config = load_host_config(args.host_config)
     tools = build_server(args.definition, args.images, config, args.entry)

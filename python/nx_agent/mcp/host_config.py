@@ -8,7 +8,7 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
       "connections": {
         "shop": {"tokenEnv": "SHOP_API_TOKEN"},
         "billing": {"tokenFile": "/run/secrets/billing", "baseUrl": "https://billing.internal"},
-        "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": true}
+        "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": true, "noToken": true}
       },
       "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000},
       "timeout": 10,
@@ -20,10 +20,11 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
 - ``connections``: per connection name of the definition, where its bearer token comes from:
   ``tokenEnv`` (an environment variable) or ``tokenFile`` (a file holding it); without either, the
   variable ``NX_AGENT_TOKEN_<NAME>`` (name upper-cased, other characters than letters and digits
-  as ``_``) when it is set, else no ``authorization`` header. ``baseUrl`` sends the connection's
-  requests to another base URL than the stored one (a staging host, or a local server in tests):
-  the path and query built under the stored base are kept. An ``http:`` override needs
-  ``"allowInsecure": true``;
+  as ``_``) when it is set. A connection with no token keeps the server from starting unless
+  ``"noToken": true`` says it needs none (its requests then carry no ``authorization`` header).
+  ``baseUrl`` sends the connection's requests to another base URL than the stored one (a staging
+  host, or a local server in tests): the path and query built under the stored base are kept. An
+  ``http:`` override needs ``"allowInsecure": true``;
 - ``limits``: the per-call limits of ``create_agent_tools``;
 - ``timeout``: seconds for one HTTP exchange (default 10);
 - ``callIdPrefix``: each call's ``callId`` is ``<prefix>:<n>:<request id>`` (``n`` counts the
@@ -47,7 +48,7 @@ __all__ = ["ENV_HOST_CONFIG", "ConnectionConfig", "HostConfig", "HostConfigError
 
 ENV_HOST_CONFIG = "NX_AGENT_HOST_CONFIG"
 _KEYS = {"context", "connections", "limits", "timeout", "callIdPrefix"}
-_CONNECTION_KEYS = {"tokenEnv", "tokenFile", "baseUrl", "allowInsecure"}
+_CONNECTION_KEYS = {"tokenEnv", "tokenFile", "baseUrl", "allowInsecure", "noToken"}
 _LIMITS = {"maxOperations": "max_operations", "maxArgumentsSize": "max_arguments_size", "maxContextSize": "max_context_size"}
 
 
@@ -65,6 +66,8 @@ class ConnectionConfig:
 
     token: str | None = None
     base_url: str | None = None
+    no_token: bool = False
+    """The connection needs no bearer token (``"noToken": true``)."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +83,16 @@ class HostConfig:
     def token_for(self, connection: str) -> str | None:
         """The bearer token of ``connection`` (``None``: none)."""
         configured = self.connections.get(connection)
+        if configured is not None and configured.no_token:
+            return None
         if configured is not None and configured.token is not None:
             return configured.token
         return token_from_environment(connection)
+
+    def needs_no_token(self, connection: str) -> bool:
+        """Whether the configuration says ``connection`` needs no bearer token."""
+        configured = self.connections.get(connection)
+        return configured is not None and configured.no_token
 
 
 def _fail(where: str, message: str) -> HostConfigError:
@@ -119,10 +129,15 @@ def _read_connection(where: str, name: str, value: object) -> ConnectionConfig:
     allow_insecure = value.get("allowInsecure", False)
     if not isinstance(allow_insecure, bool):
         raise _fail(here, "allowInsecure must be true or false")
+    no_token = value.get("noToken", False)
+    if not isinstance(no_token, bool):
+        raise _fail(here, "noToken must be true or false")
+    if no_token and token is not None:
+        raise _fail(here, "give a token (tokenEnv, tokenFile) or noToken, not both")
     base_url = value.get("baseUrl")
     if base_url is not None:
         base_url = _read_base_url(here, base_url, allow_insecure)
-    return ConnectionConfig(token=token, base_url=base_url)
+    return ConnectionConfig(token=token, base_url=base_url, no_token=no_token)
 
 
 def _read_base_url(where: str, value: object, allow_insecure: bool) -> str:

@@ -29,9 +29,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from .._extras import missing_extra
+
+try:
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+except ModuleNotFoundError as _missing:
+    raise missing_extra("nx_agent.mcp", "mcp", _missing, ("mcp", "mcp_types", "anyio", "starlette", "uvicorn", "pydantic", "httpx")) from None
 
 from .._js import json_text
 from ..adapters.calls import ToolResultEvent, settled

@@ -8,10 +8,19 @@ from collections.abc import Callable
 
 from .server import McpToolServer
 
-__all__ = ["LOOPBACK", "MCP_PATH", "serve_http", "serve_stdio"]
+__all__ = ["LOOPBACK", "MCP_PATH", "PortUnavailable", "serve_http", "serve_stdio"]
 
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
+
+
+class PortUnavailable(OSError):
+    """The loopback port cannot be listened on (in use, or not allowed); ``errno`` and ``strerror``
+    are the system's."""
+
+    def __init__(self, port: int, error: OSError) -> None:
+        super().__init__(error.errno, f"cannot listen on {LOOPBACK}:{port}: {error.strerror or error}")
+        self.port = port
 
 
 async def serve_stdio(tools: McpToolServer) -> None:
@@ -33,14 +42,21 @@ async def serve_http(
 
     Only the loopback address is bound (with the SDK's DNS-rebinding protection for it); there is
     no authentication, so put an authenticating proxy in front to serve other machines. ``port=0``
-    takes a free port; ``on_ready(url)`` is called once the server accepts connections.
+    takes a free port; ``on_ready(url)`` is called once the server accepts connections. Raises
+    :class:`PortUnavailable` when the port is in use or not allowed.
     """
     import uvicorn
 
     app = tools.server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port must be from 0 to 65535, got {port}")
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((LOOPBACK, port))
+    try:
+        listener.bind((LOOPBACK, port))
+    except OSError as error:
+        listener.close()
+        raise PortUnavailable(port, error) from None
     bound = listener.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     serving = asyncio.ensure_future(server.serve(sockets=[listener]))

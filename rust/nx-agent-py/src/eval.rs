@@ -24,6 +24,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{to_py_err, IntoPyResult};
 use crate::program::Program;
+use crate::interrupt::{interrupted, LongRunHook};
 use crate::sink::{Discard, GilRelease, PySink, LONG_RUN};
 
 /// Limits a call runs under; build once and pass to any number of calls.
@@ -543,7 +544,8 @@ fn run_call(
 ) -> PyResult<Evaluation> {
     let texts = program.texts(py, compiled);
     let gil = GilRelease::new(py);
-    let hook = || gil.release();
+    let long_run = LongRunHook::new(py, &gil);
+    let hook = || long_run.run();
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
     let mut sink = PySink { py, gil: &gil, texts, raised: None };
     let mut usage = Usage::default();
@@ -565,13 +567,17 @@ fn run_call(
     if let Some(raised) = sink.raised.take() {
         return Err(raised);
     }
+    let signal = long_run.take_raised();
     match result {
         Ok(value) => Ok(Evaluation { value: value.unbind(), usage }),
         // A call that failed once it began reports what it used, as a successful one does.
         Err(error) => {
             let raised = to_py_err(py, &error);
             raised.value(py).setattr("usage", usage_dict(py, &usage)?)?;
-            Err(raised)
+            match signal {
+                Some(signal) => Err(interrupted(py, signal, Some(raised))),
+                None => Err(raised),
+            }
         }
     }
 }
@@ -816,13 +822,17 @@ pub fn _evaluate_discarding<'py>(
     }
     let compiled = program.compiled(py)?;
     let gil = GilRelease::new(py);
-    let hook = || gil.release();
+    let long_run = LongRunHook::new(py, &gil);
+    let hook = || long_run.run();
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size: None };
     let mut usage = Usage::default();
     let result = with_positional(&values, |items| {
         eval::evaluate_function_hooked(compiled, name, items, &limits, &mut Discard { gil: &gil }, &mut usage, host)
     });
     gil.reacquire();
+    if let Some(signal) = long_run.take_raised() {
+        return Err(interrupted(py, signal, result.err().map(|error| to_py_err(py, &error))));
+    }
     result.or_raise(py)?;
     usage_dict(py, &usage)
 }

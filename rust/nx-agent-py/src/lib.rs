@@ -8,6 +8,7 @@ mod declarations;
 mod errors;
 mod eval;
 mod image;
+mod interrupt;
 mod program;
 mod sink;
 mod text;

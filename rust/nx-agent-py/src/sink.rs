@@ -16,7 +16,8 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 
-/// Operations an evaluation runs with the GIL held before it releases it (about 50–100 µs).
+/// Operations an evaluation runs with the GIL held before it releases it (about 50–100 µs); the
+/// hook that does it also polls for signals (see [`crate::interrupt`]).
 pub const LONG_RUN: u64 = 10_000;
 
 /// The GIL, released by the long-run hook and taken back before Python is touched again.

@@ -48,6 +48,9 @@ pub mod codes {
     /// Not a reference code: a schema 6 construct this version reads but does not evaluate yet
     /// (math, colour, `check` and interval nodes, property spreads), when it is evaluated.
     pub const UNSUPPORTED: &str = "nx-ir-unsupported";
+    /// Not a reference code: the host stopped a running evaluation from its long-run hook
+    /// (a binding does so when the user interrupts it, Ctrl-C).
+    pub const INTERRUPTED: &str = "nx-ir-interrupted";
 }
 
 /// How bad a diagnostic is. Every refusal is an error; the variant exists so that the shape

@@ -188,6 +188,7 @@ fn link_and_evaluate(
 /// with no arguments under `max_operations = 10_000`: `Ok`, or an error with a coded diagnostic,
 /// never a panic or a hang.
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn every_corpus_image_survives_damage() {
     let Some(dir) = corpus::dir_or_skip("corpus damage") else {
         return;
@@ -238,6 +239,7 @@ fn every_corpus_image_survives_damage() {
 /// index (a self-reference, the shortest cycle) is refused with a coded error, or the image
 /// prepares and explains, and explaining terminates.
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn self_references_are_refused_or_explained() {
     let Some(dir) = corpus::dir_or_skip("self references") else {
         return;

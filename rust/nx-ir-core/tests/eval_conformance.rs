@@ -294,6 +294,7 @@ fn check_program(dir: &Path, tally: &mut Tally) {
 }
 
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn corpus_entrypoints_match() {
     let Some(corpus) = corpus::dir_or_skip("conformance") else {
         return;

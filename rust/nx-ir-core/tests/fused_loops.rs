@@ -9,7 +9,7 @@ use std::cell::Cell;
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::error::codes;
 use nx_ir_core::eval::{
-    evaluate_function_hooked, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, ModelProgram, Usage,
+    evaluate_function_hooked, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, LongRunNext, ModelProgram, Usage,
 };
 
 const RANGE: &str = "<@nx/prelude.nx:Range end=n endInclusive=false start=s />";
@@ -53,7 +53,10 @@ struct Outcome {
 
 fn run(program: &CompiledProgram, name: &str, args: [i64; 3], limits: &Limits, hook_after: Option<u64>) -> Outcome {
     let hooks = Cell::new(0);
-    let hook = || hooks.set(hooks.get() + 1);
+    let hook = || {
+        hooks.set(hooks.get() + 1);
+        LongRunNext::Done
+    };
     let host = HostCall { long_run: hook_after.map(|after| LongRun { after, hook: &hook }), args_size: None };
     let args = args.map(HostValue::Int);
     let args: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
@@ -123,4 +126,73 @@ fn a_fused_loop_computes_what_its_operator_does() {
     assert_eq!(below, [true, true, false, false].map(HostValue::Bool));
     let at_least = ints(run(&program, "atLeast", [0, 4, 2], &Limits::default(), None).value.unwrap());
     assert_eq!(at_least, [true, true, true, false].map(HostValue::Bool));
+}
+
+/// Runs `name` with a hook that runs first after `after` operations, then every `every` more,
+/// and stops the evaluation on its `stop_at`-th run (1-based) when given; answers the outcome and
+/// the hook's runs.
+fn run_polled(program: &CompiledProgram, name: &str, args: [i64; 3], limits: &Limits, after: u64, every: u64, stop_at: Option<u32>) -> Outcome {
+    let hooks = Cell::new(0u32);
+    let hook = || {
+        hooks.set(hooks.get() + 1);
+        if Some(hooks.get()) == stop_at {
+            LongRunNext::Stop
+        } else {
+            LongRunNext::Again(every)
+        }
+    };
+    let host = HostCall { long_run: Some(LongRun { after, hook: &hook }), args_size: None };
+    let args = args.map(HostValue::Int);
+    let args: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
+    let mut usage = Usage::default();
+    let value = evaluate_function_hooked(program, name, &args, limits, &mut HostValueBuilder, &mut usage, host)
+        .map_err(|e| (e.code().to_string(), e.diagnostics[0].declaration.clone()));
+    Outcome { value, usage, hooks: hooks.get() }
+}
+
+#[test]
+fn a_hook_run_again_and_again_changes_no_charge() {
+    // A binding polls for signals with a hook that asks to run again every so many operations:
+    // the fused loop and its general twin give the same value, usage and failures at every
+    // budget, and run the hook as often, whatever the interval.
+    let program = program();
+    for (name, _, _) in LOOPS {
+        let indexed = format!("{name}Indexed");
+        let args = [-3, 9, 2];
+        let full = run(&program, name, args, &Limits::with_budget(u64::MAX), None);
+        let total = full.usage.operations.unwrap();
+        for (after, every) in [(0, 1), (1, 2), (2, 3), (5, 7), (1, total)] {
+            let polled = run_polled(&program, name, args, &Limits::with_budget(u64::MAX), after, every, None);
+            let general = run_polled(&program, &indexed, args, &Limits::with_budget(u64::MAX), after, every, None);
+            assert_eq!((&polled.value, polled.usage), (&full.value, full.usage), "{name} polled from {after} every {every}");
+            assert_eq!(polled.hooks, general.hooks, "{name} polled from {after} every {every}");
+            assert!(polled.hooks >= 1, "{name} polled from {after} every {every}");
+            for budget in 0..total {
+                let limits = Limits::with_budget(budget);
+                let polled = run_polled(&program, name, args, &limits, after, every, None);
+                let plain = run(&program, name, args, &limits, None);
+                assert_eq!((&polled.value, polled.usage), (&plain.value, plain.usage), "{name} at {budget}, every {every}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_hook_that_stops_ends_the_evaluation_with_a_code() {
+    let program = program();
+    for (name, _, _) in LOOPS {
+        let indexed = format!("{name}Indexed");
+        let args = [0, 40, 3];
+        for stop_at in [1, 2, 5] {
+            let stopped = run_polled(&program, name, args, &Limits::with_budget(u64::MAX), 3, 4, Some(stop_at));
+            let general = run_polled(&program, &indexed, args, &Limits::with_budget(u64::MAX), 3, 4, Some(stop_at));
+            let (code, declaration) = stopped.value.clone().expect_err("stopped");
+            assert_eq!(code, codes::INTERRUPTED, "{name} stopped at run {stop_at}");
+            assert_eq!(declaration.as_deref(), Some(format!("fused.nx::{name}").as_str()));
+            assert_eq!(stopped.hooks, stop_at);
+            assert_eq!((general.value.unwrap_err().0, general.usage), (code, stopped.usage), "{name} stopped at run {stop_at}");
+            // Stopped where the hook ran: 3 operations, then 4 more for each run after the first.
+            assert_eq!(stopped.usage.operations, Some(3 + 4 * u64::from(stop_at - 1)), "{name} stopped at run {stop_at}");
+        }
+    }
 }

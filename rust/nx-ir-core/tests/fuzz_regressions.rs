@@ -68,6 +68,7 @@ fn evaluate_regressions() {
 /// over its stripped images, mutated with 16 fixed seeds: most mutants still prepare (the point
 /// of the structured mutation), and every one evaluates without a panic.
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn structured_mutations_of_the_corpus_evaluate() {
     let Some(dir) = corpus::dir_or_skip("structured mutations") else {
         return;

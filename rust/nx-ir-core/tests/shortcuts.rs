@@ -8,7 +8,7 @@ use std::cell::Cell;
 
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::eval::{
-    evaluate_function_hooked, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, ModelProgram, Usage,
+    evaluate_function_hooked, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, LongRunNext, ModelProgram, Usage,
 };
 
 const PROGRAM: &str = r#"module shortcuts.nx fingerprint 1
@@ -99,7 +99,10 @@ struct Outcome {
 
 fn run(program: &CompiledProgram, name: &str, n: i64, limits: &Limits, hook_after: Option<u64>) -> Outcome {
     let hooks = Cell::new(0);
-    let hook = || hooks.set(hooks.get() + 1);
+    let hook = || {
+        hooks.set(hooks.get() + 1);
+        LongRunNext::Done
+    };
     let host = HostCall { long_run: hook_after.map(|after| LongRun { after, hook: &hook }), args_size: None };
     let arg = HostValue::Int(n);
     let mut usage = Usage::default();

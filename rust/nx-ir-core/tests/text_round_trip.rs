@@ -82,6 +82,7 @@ fn kinds_in(model: &Module, into: &mut BTreeSet<String>) {
 }
 
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn every_corpus_text_round_trips() {
     let Some(dir) = corpus::dir_or_skip("text round trip") else {
         return;

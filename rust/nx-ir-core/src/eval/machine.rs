@@ -12,6 +12,7 @@ use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, 
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
 use super::text::{float32_text, float64_text};
+use super::LongRunNext;
 use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
 
 /// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
@@ -35,7 +36,7 @@ pub(crate) struct Machine<'p> {
     /// Charges take the slow path once `remaining` would fall below `mark`: 0, or, while a
     /// long-run hook is pending, the point where it runs.
     mark: u64,
-    long_run: Option<&'p dyn Fn()>,
+    long_run: Option<&'p dyn Fn() -> LongRunNext>,
     nesting: u32,
     stack_base: usize,
     /// A default failed: its failure is never blamed on a host argument.
@@ -102,10 +103,11 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Runs `hook` once, when `after` more operations have been charged (whatever the budget;
-    /// also with none). Bindings use it to release their interpreter lock for long evaluations
-    /// only; the hook runs from a charge, never while a host value is being read or written.
-    pub fn on_long_run(&mut self, after: u64, hook: &'p dyn Fn()) {
+    /// Runs `hook` when `after` more operations have been charged (whatever the budget; also
+    /// with none), and again as often as it asks (see [`LongRunNext`]). Bindings use it to
+    /// release their interpreter lock for long evaluations only, and to poll for signals; the
+    /// hook runs from a charge, never while a host value is being read or written.
+    pub fn on_long_run(&mut self, after: u64, hook: &'p dyn Fn() -> LongRunNext) {
         self.mark = self.remaining.saturating_sub(after);
         self.long_run = Some(hook);
     }
@@ -117,19 +119,32 @@ impl<'p> Machine<'p> {
         self.mark = 0;
     }
 
-    /// The slow path of a charge: runs a pending long-run hook (then charges go on), or tells
-    /// the charge to fail.
+    /// The slow path of a charge: runs a pending long-run hook and sets the next mark from its
+    /// answer (`Ok(true)`: charges go on), tells the charge to fail for its budget (`Ok(false)`:
+    /// no hook was pending), or fails with `nx-ir-interrupted` when the hook stops the
+    /// evaluation. The mark is never above `remaining`; a charge past it keeps it so (see
+    /// [`Machine::keep_mark`]).
     #[cold]
     #[inline(never)]
-    fn past_mark(&mut self) -> bool {
-        match self.long_run.take() {
-            Some(hook) => {
-                self.mark = 0;
-                hook();
-                true
+    fn past_mark(&mut self, cx: Cx, node: Option<u32>) -> IrResult<bool> {
+        let Some(hook) = self.long_run else { return Ok(false) };
+        self.mark = 0;
+        match hook() {
+            LongRunNext::Again(after) => self.mark = self.remaining.saturating_sub(after.max(1)),
+            LongRunNext::Done => self.long_run = None,
+            LongRunNext::Stop => {
+                self.long_run = None;
+                return Err(self.error(cx, node, codes::INTERRUPTED, "The host interrupted the evaluation."));
             }
-            None => false,
         }
+        Ok(true)
+    }
+
+    /// After a slow charge: a mark set above what remains comes down to it, so that
+    /// `remaining - mark` never wraps (the next charge takes the slow path and runs the hook).
+    #[inline(always)]
+    fn keep_mark(&mut self) {
+        self.mark = self.mark.min(self.remaining);
     }
 
     /// Counts `units` of work (a plain add; see [`super::work`]).
@@ -183,10 +198,21 @@ impl<'p> Machine<'p> {
     /// Charges `amount`, failing before the work when the budget does not cover it.
     #[inline]
     pub fn charge(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
-        if self.remaining - self.mark < amount && !(self.past_mark() && self.remaining >= amount) {
+        if self.remaining - self.mark < amount {
+            return self.charge_slow(cx, node, amount);
+        }
+        self.remaining -= amount;
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn charge_slow(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
+        if !(self.past_mark(cx, node)? && self.remaining >= amount) {
             return Err(self.budget_exhausted(cx, node));
         }
         self.remaining -= amount;
+        self.keep_mark();
         Ok(())
     }
 
@@ -275,12 +301,13 @@ impl<'p> Machine<'p> {
     #[inline(never)]
     fn node_slow(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         if self.remaining <= self.mark && self.remaining > 0 {
-            self.past_mark();
+            self.past_mark(cx, Some(index))?;
         }
         if self.remaining == 0 || self.nesting >= MAX_EXPRESSION_NESTING || !self.stack_ok() {
             return Err(self.node_limit(cx, index));
         }
         self.remaining -= 1;
+        self.keep_mark();
         Ok(())
     }
 

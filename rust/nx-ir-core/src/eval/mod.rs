@@ -102,14 +102,28 @@ where
     evaluate_function_hooked(program, name, args, limits, sink, usage, HostCall::default())
 }
 
-/// A hook run once when an evaluation has charged `after` operations (with or without a
-/// budget): a binding releases its interpreter lock there, so short calls never pay for it.
-/// It runs from a charge while NX code runs: after every host value has been read and never
-/// once the result is being written.
+/// A hook run when an evaluation has charged `after` operations (with or without a budget): a
+/// binding releases its interpreter lock there, so short calls never pay for it. Its answer says
+/// whether it runs again (after so many more operations: a binding polls for signals that way),
+/// or stops the evaluation, which then fails with `nx-ir-interrupted` at that charge. It runs
+/// from a charge while NX code runs: after every host value has been read and never once the
+/// result is being written. It changes no charge, so values, usage and failures are the same
+/// whatever it answers, up to the point where it stops the evaluation.
 #[derive(Clone, Copy)]
 pub struct LongRun<'a> {
     pub after: u64,
-    pub hook: &'a dyn Fn(),
+    pub hook: &'a dyn Fn() -> LongRunNext,
+}
+
+/// What a [`LongRun`] hook answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LongRunNext {
+    /// Run the hook again once this many more operations (at least 1) have been charged.
+    Again(u64),
+    /// Never run the hook again in this evaluation.
+    Done,
+    /// Stop the evaluation: it fails with `nx-ir-interrupted` (its usage is reported as usual).
+    Stop,
 }
 
 /// What a binding adds to a call: a [`LongRun`] hook, and the input size of the arguments when
