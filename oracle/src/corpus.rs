@@ -113,13 +113,14 @@ impl Program {
 }
 
 /// Every program of the corpus (the directories with `expected/`), sorted by name, with its
-/// images assembled. Panics on anything it cannot read: the oracle cannot compare what it could
-/// not build.
-pub fn programs(corpus: &Path) -> Vec<Program> {
-    assembly::programs(corpus).iter().map(|dir| program(dir)).collect()
+/// images assembled as `schema` (the corpus is NX 0.7's, schema 5; assembled as schema 6 it is
+/// what NX 0.10 would write for the same programs, none of which uses a schema 6 construct).
+/// Panics on anything it cannot read: the oracle cannot compare what it could not build.
+pub fn programs(corpus: &Path, schema: u32) -> Vec<Program> {
+    assembly::programs(corpus).iter().map(|dir| program(dir, schema)).collect()
 }
 
-fn program(dir: &Path) -> Program {
+fn program(dir: &Path, schema: u32) -> Program {
     let name = assembly::name(dir);
     let texts = assembly::program_texts(dir);
     let linked = assembly::linked(&texts);
@@ -135,6 +136,7 @@ fn program(dir: &Path) -> Program {
         .into_iter()
         .map(|mut input| {
             input.options.version = versions.get(&input.identity).cloned().unwrap_or_default();
+            input.options.schema = schema;
             let bytes = input
                 .image(&linked)
                 .unwrap_or_else(|error| panic!("{name}: {} does not assemble: {error}", input.file));
