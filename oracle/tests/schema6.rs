@@ -88,3 +88,27 @@ fn the_stored_expected_outcomes_are_the_reference_outcomes() {
         path.display()
     );
 }
+
+/// Our programs' texts are what `nx-ir` 0.10.0 explains their images as (so they are written as
+/// the NX tooling writes them), and the reference runtime prepares every image.
+#[test]
+fn our_schema_6_programs_explain_as_the_reference_explains_them() {
+    let mut differences = Vec::new();
+    for program in programs6::spec::programs() {
+        for (module, image) in program.modules.iter().zip(program.assemble()) {
+            let text = std::fs::read_to_string(programs6::spec::dir().join(&module.file)).expect("the text");
+            if let Err(error) = ref6_runtime::PreparedModule::prepare(image.bytes.clone()) {
+                differences.push(format!("{}: the reference runtime refuses it: {error:?}", module.file));
+            }
+            match ref6_ir::explain_nx_ir_image(&image.bytes) {
+                Ok(explained) if explained == text => {}
+                Ok(explained) => {
+                    let line = explained.lines().zip(text.lines()).position(|(a, b)| a != b);
+                    differences.push(format!("{}: explained differently from line {line:?}:\n{explained}", module.file));
+                }
+                Err(error) => differences.push(format!("{}: {error}", module.file)),
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
