@@ -125,8 +125,9 @@ pub(crate) enum Prim {
 #[derive(Debug, Clone)]
 pub(crate) enum CType {
     Prim(Prim),
-    /// Schema 6: a numeric primitive narrowed to an interval, checked after the primitive.
-    Constrained { prim: Prim, interval: Interval },
+    /// Schema 6: a numeric primitive narrowed to an interval, checked after the primitive
+    /// (boxed, so that the types of a schema 5 program stay as small as they were).
+    Constrained(Box<CConstrained>),
     Nominal(Target),
     /// Schema 6: a component declaration named as a type. A value naming it (or naming no
     /// `$type`) has its props checked against it; schema 5 compiles such a type to
@@ -134,6 +135,13 @@ pub(crate) enum CType {
     Component { module: u32, decl: u32 },
     Function,
     Seq { item: u32, may_be_empty: bool, may_be_many: bool },
+}
+
+/// A constrained type: its base primitive and its interval.
+#[derive(Debug, Clone)]
+pub(crate) struct CConstrained {
+    pub prim: Prim,
+    pub interval: Interval,
 }
 
 #[derive(Debug, Clone)]
@@ -546,7 +554,9 @@ impl ModuleCompiler<'_> {
                         _ => None,
                     };
                     match (types.get(*base as usize), interval) {
-                        (Some(CType::Prim(prim)), Some(interval)) => CType::Constrained { prim: prim.clone(), interval },
+                        (Some(CType::Prim(prim)), Some(interval)) => {
+                            CType::Constrained(Box::new(CConstrained { prim: prim.clone(), interval }))
+                        }
                         _ => CType::Prim(Prim::Unknown(self.names.intern("constrained"))),
                     }
                 }
@@ -657,7 +667,7 @@ impl ModuleCompiler<'_> {
     /// The interval of type `ty` when it is a constrained type.
     fn interval(&self, types: &[CType], ty: u32) -> Option<Interval> {
         match types.get(ty as usize) {
-            Some(CType::Constrained { interval, .. }) => Some(*interval),
+            Some(CType::Constrained(constrained)) => Some(constrained.interval),
             _ => None,
         }
     }

@@ -166,10 +166,10 @@ impl<'p> Machine<'p> {
         self.charge(cx, None, 1)?;
         match ctype {
             CType::Prim(prim) => self.normalize_primitive(prim, value, path),
-            CType::Constrained { prim, interval } => {
+            CType::Constrained(constrained) => {
                 // Read at the base first, so a float32 is compared once rounded.
-                let value = self.normalize_primitive(prim, value, path)?;
-                self.within_interval(interval, value, path)
+                let value = self.normalize_primitive(&constrained.prim, value, path)?;
+                self.within_interval(&constrained.interval, value, path)
             }
             CType::Nominal(target) => self.normalize_nominal(cx, target, value, path),
             CType::Component { module, decl } => self.normalize_component(cx, *module, *decl, value, path),

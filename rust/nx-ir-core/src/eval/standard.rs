@@ -49,7 +49,7 @@ impl Machine<'_> {
             value.dispose();
         }
         match evaluate_color(op, &written) {
-            Ok(result) => Ok(self.from_std(result)),
+            Ok(result) => Ok(self.read_std_result(result)),
             Err(refused) => self.fail(cx, node, refused.code, refused.message),
         }
     }
@@ -109,7 +109,7 @@ impl Machine<'_> {
 
     /// A standard operation's result as a runtime value: `null` the empty value, a record's
     /// fields in byte order of their names. (Its results nest three levels at most.)
-    fn from_std(&mut self, value: HostValue) -> Value {
+    fn read_std_result(&mut self, value: HostValue) -> Value {
         self.tally(1);
         match value {
             HostValue::Null => Value::empty(),
@@ -117,11 +117,11 @@ impl Machine<'_> {
             HostValue::Int(i) => Value::Int(i),
             HostValue::Float(x) => Value::Float(x),
             HostValue::Str(text) => Value::Str(Text::new(&text)),
-            HostValue::List(items) => Value::seq(items.into_iter().map(|item| self.from_std(item)).collect()),
+            HostValue::List(items) => Value::seq(items.into_iter().map(|item| self.read_std_result(item)).collect()),
             HostValue::Record(record) => {
                 let mut fields: Vec<(Name, Value)> = Vec::with_capacity(record.fields.len());
                 for (name, field) in record.fields {
-                    let value = self.from_std(field);
+                    let value = self.read_std_result(field);
                     fields.push((self.prog_name(&name), value));
                 }
                 fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
