@@ -495,7 +495,7 @@ impl<'p> Machine<'p> {
             }
             CNode::Call { callee, args } => self.call(cx, frame, index, *callee, args),
             CNode::NamedCall { callee, args, spread } => {
-                let function = self.callee(cx, frame, *callee, index)?;
+                let function = self.callee(cx, frame, *callee, index, "named call")?;
                 let fields = if *spread {
                     self.spread_properties(cx, frame, args)?
                 } else {
@@ -1238,7 +1238,9 @@ impl<'p> Machine<'p> {
 
     // ---- calls ------------------------------------------------------------------------------
 
-    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, _call: u32) -> IrResult<FunctionRef> {
+    /// The function a call (`what`: "call" or "named call", node `call`) calls: a function
+    /// reference resolved in place, or the callee's value; anything else fails at the call.
+    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, call: u32, what: &str) -> IrResult<FunctionRef> {
         if let CNode::Reference(Target::Decl { module, decl }) = self.node(cx, callee)? {
             if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
                 self.charge_node(cx, callee)?;
@@ -1247,7 +1249,7 @@ impl<'p> Machine<'p> {
         }
         match self.eval(cx, frame, callee)? {
             Value::Function(function) => Ok(function),
-            _ => self.fail(cx, callee, codes::CALL, "NX IR call callee did not evaluate to a function value."),
+            _ => self.fail(cx, call, codes::CALL, format!("NX IR {what} callee did not evaluate to a function value.")),
         }
     }
 
@@ -1273,7 +1275,7 @@ impl<'p> Machine<'p> {
     /// A call by position: its arguments evaluated in order, then the callee invoked.
     #[inline(never)]
     fn call(&mut self, cx: Cx, frame: &mut Frame, index: u32, callee: u32, args: &[Option<u32>]) -> IrResult<Value> {
-        let function = self.callee(cx, frame, callee, index)?;
+        let function = self.callee(cx, frame, callee, index, "call")?;
         with_places(args.len(), |values| {
             for (place, arg) in values.iter_mut().zip(args) {
                 if let Some(node) = arg {

@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
-use nx_ir_core::model::Debug;
+use nx_ir_core::model::{Debug, Module};
 use nx_ir_core::writer::encode;
 
 /// The directory of the schema 6 samples and programs (from nx-ir-core, or from the oracle crate
@@ -95,17 +95,23 @@ impl ProgramSpec {
                 let mut module = assemble_with_links(text, &options, &linked)
                     .unwrap_or_else(|e| panic!("{}: {} does not assemble: {e}", self.name, spec.file));
                 if spec.spans {
-                    let end = text.len() as u32;
-                    module.debug = Some(Debug {
-                        declaration_spans: vec![None; module.declarations.len()],
-                        node_spans: (0..module.nodes.len() as u32).map(|i| Some((i.min(end), (i + 1).min(end)))).collect(),
-                        source: text.clone(),
-                    });
+                    with_node_spans(&mut module, text);
                 }
                 Assembled { identity: identity_of(text), file: spec.file.clone(), bytes: encode(&module) }
             })
             .collect()
     }
+}
+
+/// Gives `module` a debug section whose source is `text` and where node `i` spans byte `i`
+/// (clamped to the text), so that diagnostics carry sources.
+pub fn with_node_spans(module: &mut Module, text: &str) {
+    let end = text.len() as u32;
+    module.debug = Some(Debug {
+        declaration_spans: vec![None; module.declarations.len()],
+        node_spans: (0..module.nodes.len() as u32).map(|i| Some((i.min(end), (i + 1).min(end)))).collect(),
+        source: text.to_string(),
+    });
 }
 
 /// The elements of a JSON array's text, each as written (`[1, {"a": [2]}]` gives `1` and
