@@ -39,3 +39,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         write("agent-library findPlans(5) by evaluate_function (by position), metered:")
         write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
               % (full * 1e6, full / python, python * 1e6))
+
+    from test_schema6_speed import summary as schema6_summary
+
+    schema6_summary(write)

@@ -1,12 +1,14 @@
 """Schema 6 images from Python: assembling as either schema, the schema a module reports, the
 prelude a program gets, a program mixing schemas refused, the declarations view of a constrained
-type and a component's state record, and `nx-agent assemble --schema`. The sample texts are
+type and a component's state record, schema 6 evaluated (values and refusals as nx-ir-runtime
+0.10.0 gave them, from expected.json), and `nx-agent assemble --schema`. The sample texts are
 rust/nx-ir-core/tests/schema6/, checked against the NX reference crates by the oracle."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,12 +107,66 @@ def test_declarations_show_constrained_types_and_state_records() -> None:
     assert all("state_record" not in d or d["state_record"] is None for d in five.declarations())
 
 
-def test_schema_6_nodes_fail_coded_when_evaluated() -> None:
-    program = ir.link_program(ir.prepare_module(ir.assemble(sample("geometry"))))
-    point = {"$type": "Point", "x": 0.0, "y": 0.0}
+#: What nx-ir-runtime 0.10.0 did with each call of the schema 6 programs (written by the oracle).
+EXPECTED = json.loads((SAMPLES / "expected.json").read_text(encoding="utf-8"))["calls"]
+AMPLE = ir.Limits(max_operations=2**40)
+
+
+def expected(program: str, function: str, case: str) -> dict[str, Any]:
+    return next(c for c in EXPECTED if (c["program"], c["function"], c["case"]) == (program, function, case))
+
+
+def refusal(program: ir.Program, function: str, args: list[Any]) -> ir.Diagnostic:
     with pytest.raises(ir.NxIrError) as refused:
-        ir.evaluate_function(program, "distance", [point, point])
-    assert refused.value.code == "nx-ir-unsupported"
+        ir.evaluate_function(program, function, args)
+    assert refused.value.code == refused.value.diagnostics[0].code
+    return refused.value.diagnostics[0]
+
+
+def test_a_schema_6_program_evaluates_as_the_reference_runtime_does() -> None:
+    program = ir.link_program(ir.prepare_module(ir.assemble(sample("booking"))))
+    inside = expected("booking", "book", "inside")
+    result = ir.evaluate_function(program, "book", inside["arguments"], limits=AMPLE)
+    assert result.value == inside["outcome"]["value"] == {"$type": "Booking", "guests": 3, "nights": 2}
+    assert result.operations == inside["operations"]
+    by_name = ir.call_function(
+        program, {"$type": "Function", "module": "booking.nx", "name": "book"}, {"nights": 2, "guests": 3}
+    )
+    assert by_name.value == inside["outcome"]["value"]
+
+    # An argument outside its interval is refused before the body runs, naming the argument.
+    above = expected("booking", "book", "guestsAbove")
+    [wanted] = above["outcome"]["error"]
+    refused = refusal(program, "book", above["arguments"])
+    assert (refused.code, refused.argument, refused.message) == (
+        wanted["code"],
+        wanted["argument"],
+        wanted["message"],
+    ) == ("nx-ir-boundary-constraint", "guests", "Expected guests to be in 1..=10, got 11.")
+    nested = expected("booking", "stay", "nightsBelow")
+    refused = refusal(program, "stay", nested["arguments"])
+    assert (refused.code, refused.message) == ("nx-ir-boundary-constraint", nested["outcome"]["error"][0]["message"])
+    assert "b.nights" in refused.message
+
+
+@pytest.mark.parametrize(
+    ("name", "function", "case", "code"),
+    [
+        ("booking", "checkedAll", "secondBelow", "nx-ir-constraint"),
+        ("geometry", "every", "outsideAsin", "nx-math-domain"),
+        ("palette", "swatch", "bad", "color-invalid-text"),
+        ("settings", "merged", "notARecord", "nx-ir-type"),
+    ],
+)
+def test_schema_6_refusals_pass_through_with_their_diagnostics(name: str, function: str, case: str, code: str) -> None:
+    program = ir.link_program(ir.prepare_module(ir.assemble(sample(name))))
+    call = expected(name, function, case)
+    [wanted] = call["outcome"]["error"]
+    refused = refusal(program, function, call["arguments"])
+    assert refused.code == wanted["code"] == code
+    assert refused.declaration == wanted.get("declaration")
+    if "message" in wanted:
+        assert refused.message == wanted["message"]
 
 
 def test_the_command_line_assembles_either_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

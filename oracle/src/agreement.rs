@@ -51,6 +51,16 @@ pub fn corpus_agreement<R: Engine>(programs: &[Program]) -> Report {
     report
 }
 
+/// Runs every call of programs of our own (one image per module: `Image::stripped` false) in
+/// nx-ir-core and in `R`.
+pub fn programs_agreement<R: Engine>(programs: &[Program]) -> Report {
+    let mut report = Report::default();
+    for program in programs {
+        check_variant::<R>(program, true, &mut report);
+    }
+    report
+}
+
 fn check_variant<R: Engine>(program: &Program, full: bool, report: &mut Report) {
     let variant = format!("{} [{}]", program.name, if full { "full" } else { "stripped" });
     let images = program.variant(full);

@@ -4,7 +4,8 @@
 //! The images are assembled exactly as nx-ir-core's own corpus tests assemble them (the same
 //! code: `rust/nx-ir-core/tests/support/corpus.rs`), with each module's version taken from
 //! `program.json` where it records one and from the `links` lines of the program's texts
-//! otherwise (the two must agree).
+//! otherwise (the two must agree); an image with a debug section then gets a span for every
+//! node, so that the sources diagnostics name are compared too.
 //!
 //! A missing corpus is a failure, not a skip: [`require`] panics unless
 //! `NX_ORACLE_ALLOW_NO_CORPUS=1` says that a run without it is intended.
@@ -113,13 +114,14 @@ impl Program {
 }
 
 /// Every program of the corpus (the directories with `expected/`), sorted by name, with its
-/// images assembled. Panics on anything it cannot read: the oracle cannot compare what it could
-/// not build.
-pub fn programs(corpus: &Path) -> Vec<Program> {
-    assembly::programs(corpus).iter().map(|dir| program(dir)).collect()
+/// images assembled as `schema` (the corpus is NX 0.7's, schema 5; assembled as schema 6 it is
+/// what NX 0.10 would write for the same programs, none of which uses a schema 6 construct).
+/// Panics on anything it cannot read: the oracle cannot compare what it could not build.
+pub fn programs(corpus: &Path, schema: u32) -> Vec<Program> {
+    assembly::programs(corpus).iter().map(|dir| program(dir, schema)).collect()
 }
 
-fn program(dir: &Path) -> Program {
+fn program(dir: &Path, schema: u32) -> Program {
     let name = assembly::name(dir);
     let texts = assembly::program_texts(dir);
     let linked = assembly::linked(&texts);
@@ -135,10 +137,16 @@ fn program(dir: &Path) -> Program {
         .into_iter()
         .map(|mut input| {
             input.options.version = versions.get(&input.identity).cloned().unwrap_or_default();
+            input.options.schema = schema;
             let bytes = input
                 .image(&linked)
                 .unwrap_or_else(|error| panic!("{name}: {} does not assemble: {error}", input.file));
-            Image { identity: input.identity, stripped: input.file.ends_with(".stripped.nxir.txt"), file: input.file, bytes }
+            Image {
+                identity: input.identity,
+                stripped: input.file.ends_with(".stripped.nxir.txt"),
+                file: input.file,
+                bytes: with_node_spans(bytes),
+            }
         })
         .collect();
     let calls = match description.calls {
@@ -146,6 +154,17 @@ fn program(dir: &Path) -> Program {
         None => recorded_results(dir),
     };
     Program { name, entry: description.entry, calls, images }
+}
+
+/// An image with a debug section (a full text's) with every node given a span: the explain text
+/// holds no node spans, so the assembler writes none, and without them no diagnostic would name a
+/// source for the engines to agree on. Node `i` spans byte `i` of the source (clamped to it).
+fn with_node_spans(bytes: Vec<u8>) -> Vec<u8> {
+    let mut module = nx_ir_core::image::PreparedModule::from_slice(&bytes).expect("an assembled image prepares").to_model();
+    let Some(debug) = module.debug.as_mut() else { return bytes };
+    let end = debug.source.len() as u32;
+    debug.node_spans = (0..module.nodes.len() as u32).map(|i| Some((i.min(end), (i + 1).min(end)))).collect();
+    nx_ir_core::writer::encode(&module)
 }
 
 /// What the oracle reads of `program.json`.

@@ -3,6 +3,7 @@
 //! must accept it or both refuse it, with the same diagnostic codes, and a module both accept
 //! must say the same about itself (identity, version, fingerprint, entrypoints).
 
+use crate::corpus::Program;
 use crate::engine::{Engine, Ours};
 use crate::outcome::Diag;
 use nx_ir_core::testing::DAMAGE_VALUES;
@@ -89,4 +90,58 @@ fn show<F: std::fmt::Debug>(verdict: &Verdict<F>) -> String {
         Ok(Err(codes)) => format!("refused {}", codes.join(", ")),
         Err(panic) => format!("PANICKED: {panic}"),
     }
+}
+
+/// Images up to this size have every cell overwritten; the sweep is quadratic in an image's
+/// size, and the large-catalog images (23, 77 and 93 KB) are swept at a stride unless
+/// `NX_ORACLE_FULL_DAMAGE=1`.
+const FULL_SWEEP_BYTES: usize = 16 << 10;
+
+/// The stride a sweep of an image of `len` bytes takes (see [`FULL_SWEEP_BYTES`]).
+pub fn stride(len: usize) -> usize {
+    if len <= FULL_SWEEP_BYTES || std::env::var("NX_ORACLE_FULL_DAMAGE").as_deref() == Ok("1") {
+        1
+    } else {
+        len.div_ceil(FULL_SWEEP_BYTES) | 1
+    }
+}
+
+/// What [`programs_damage`] swept.
+#[derive(Debug, Default)]
+pub struct ProgramsDamage {
+    pub report: DamageReport,
+    pub images: usize,
+    /// The images swept at a stride, described.
+    pub strided: Vec<String>,
+}
+
+impl ProgramsDamage {
+    /// The one summary line.
+    pub fn summary(&self, schema: u32) -> String {
+        format!(
+            "oracle schema {schema} damage: {} images, {} truncations, {} overwrites ({} accepted by both), {} disagreements",
+            self.images,
+            self.report.truncations,
+            self.report.overwrites,
+            self.report.accepted,
+            self.report.disagreements.len()
+        )
+    }
+}
+
+/// [`damage_agreement`] over every image of every program.
+pub fn programs_damage<R: Engine>(programs: &[Program]) -> ProgramsDamage {
+    let mut swept = ProgramsDamage::default();
+    for program in programs {
+        for image in &program.images {
+            let name = format!("{}/{}", program.name, image.file);
+            let stride = stride(image.bytes.len());
+            if stride > 1 {
+                swept.strided.push(format!("{name} ({} bytes, one cell in {stride})", image.bytes.len()));
+            }
+            swept.report.add(damage_agreement::<R>(&name, &image.bytes, stride));
+            swept.images += 1;
+        }
+    }
+    swept
 }

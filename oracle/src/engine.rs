@@ -115,6 +115,7 @@ mod ours {
                 argument: d.argument,
                 limit: d.limit.map(|l| Limit { name: l.name.to_string(), value: Some(l.value) }),
                 source: d.source.map(|s| Span { identity: s.identity, start: s.start, end: s.end }),
+                message: d.message,
             })
             .collect()
     }
@@ -153,6 +154,7 @@ macro_rules! reference_engine {
                         argument: d.argument,
                         limit: d.limit.map(|l| Limit { name: l.name.to_string(), value: l.value }),
                         source: d.source.map(|s| Span { identity: s.identity, start: s.start, end: s.end }),
+                        message: d.message,
                     })
                     .collect()
             }

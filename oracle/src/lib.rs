@@ -15,4 +15,6 @@ pub mod agreement;
 pub mod corpus;
 pub mod damage;
 pub mod engine;
+pub mod expected6;
 pub mod outcome;
+pub mod programs6;

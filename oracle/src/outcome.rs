@@ -3,7 +3,8 @@
 //! Values compare exactly: integers by value and width as the engine returned them, floats by
 //! their bits, strings byte for byte, records by type name and then their fields in the order the
 //! engine wrote them. Failures compare by every diagnostic's code, declaration, argument, limit
-//! and source span; messages are for people and are not compared.
+//! and source span; messages are for people and are not compared, except those of the codes
+//! schema 6 added ([`message_compared`]), whose texts nx-agent takes over from the reference.
 
 use std::fmt;
 
@@ -40,14 +41,33 @@ pub struct Span {
     pub end: u32,
 }
 
-/// One diagnostic, without its message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One diagnostic.
+#[derive(Debug, Clone, Eq)]
 pub struct Diag {
     pub code: String,
     pub declaration: Option<String>,
     pub argument: Option<String>,
     pub limit: Option<Limit>,
     pub source: Option<Span>,
+    /// Compared only for the codes of [`message_compared`].
+    pub message: String,
+}
+
+/// Whether a diagnostic's message is compared: those of schema 6's constraint, math and colour
+/// codes (`nx-ir-boundary-constraint`, `nx-ir-constraint`, `nx-math-*`, `color-*`).
+pub fn message_compared(code: &str) -> bool {
+    matches!(code, "nx-ir-boundary-constraint" | "nx-ir-constraint") || code.starts_with("nx-math-") || code.starts_with("color-")
+}
+
+impl PartialEq for Diag {
+    fn eq(&self, other: &Diag) -> bool {
+        self.code == other.code
+            && self.declaration == other.declaration
+            && self.argument == other.argument
+            && self.limit == other.limit
+            && self.source == other.source
+            && (!message_compared(&self.code) || self.message == other.message)
+    }
 }
 
 /// What one call did: its value or its diagnostics, and what its usage report said.
@@ -115,6 +135,9 @@ impl fmt::Display for Diag {
         }
         if let Some(span) = &self.source {
             write!(f, " source={}@{}-{}", span.identity, span.start, span.end)?;
+        }
+        if message_compared(&self.code) {
+            write!(f, " message={:?}", self.message)?;
         }
         Ok(())
     }

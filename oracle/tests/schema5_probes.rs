@@ -1,7 +1,8 @@
 //! nx-ir-core against `nx-ir-runtime` 0.7.0 on programs of our own: failures the corpus never
 //! reaches (a value the program did not check reaching an intrinsic or a member access, too many
-//! arguments, an abstract record built anyway, a union that declares a case name twice), each
-//! call evaluated in both engines with no budget and at every budget up to its count.
+//! arguments, an abstract record built anyway, a union that declares a case name twice, a call of
+//! a value that is no function, which fails at the call's span), each call evaluated in both
+//! engines with no budget and at every budget up to its count. Every node has a span.
 //!
 //! The images are assembled from the texts below by nx-ir-core's assembler; what each call must
 //! do is whatever the reference does with the same bytes.
@@ -9,11 +10,12 @@
 use nx_agent_oracle::agreement::corpus_agreement;
 use nx_agent_oracle::corpus::{Call, Image, Program};
 use nx_agent_oracle::engine::Reference5;
-use nx_ir_core::assemble::{assemble_image_with_links, AssembleOptions};
+use nx_agent_oracle::programs6;
+use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
 
 const PROBES: &str = r#"module probe.nx fingerprint 1
 requires update-records-v1 update-intrinsics-v1
-entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice] components []
+entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber] components []
 
 union Shape
   case dot constant
@@ -56,6 +58,9 @@ function corners(shape: Shape) =
 
 function caseNamedTwice() =
   corners(<Shape.dot />)
+
+function callNumber(x: object): object =
+  x(1)
 "#;
 
 fn call(function: &str, case: &str, arguments: &[&str]) -> Call {
@@ -69,7 +74,10 @@ fn call(function: &str, case: &str, arguments: &[&str]) -> Call {
 
 fn probes() -> Program {
     let options = AssembleOptions { source: None, version: String::new(), schema: 5 };
-    let bytes = assemble_image_with_links(PROBES, &options, &[PROBES]).expect("the probes assemble");
+    // Every node gets a span, so that the source a diagnostic names is compared too.
+    let mut module = assemble_with_links(PROBES, &options, &[PROBES]).expect("the probes assemble");
+    programs6::spec::with_node_spans(&mut module, PROBES);
+    let bytes = nx_ir_core::writer::encode(&module);
     Program {
         name: "probes".to_string(),
         entry: Some("probe.nx".to_string()),
@@ -83,6 +91,7 @@ fn probes() -> Program {
             call("sum", "tooManyArguments", &[r#"{"$type":"Point","x":1}"#, "2"]),
             call("sum", "abstract", &[r#"{"$type":"Point","x":1}"#]),
             call("sum", "noDiscriminator", &[r#"{"x":1}"#]),
+            call("callNumber", "notAFunction", &["5"]),
         ],
         images: vec![Image { identity: "probe.nx".to_string(), file: "probes".to_string(), stripped: true, bytes }],
     }

@@ -10,8 +10,10 @@
   :func:`prepare_program` does both for an image that names only itself.
 - :func:`evaluate_function` and :func:`call_function` evaluate NX code under :class:`Limits`,
   with the operation counts of the reference runtimes; the GIL is released while NX code runs.
-  Schema 6's math, colour, ``check`` and interval nodes and property spreads are not evaluated
-  yet: evaluating one fails ``nx-ir-unsupported``.
+  Schema 6 is evaluated as ``nx-ir-runtime`` 0.10.0 does: a value outside a constrained type's
+  interval is ``nx-ir-boundary-constraint`` (naming the argument), a failed ``check`` is
+  ``nx-ir-constraint``, and ``math.*`` / ``color.*`` refusals keep their ``nx-math-*`` /
+  ``color-*`` codes.
 - :func:`explain` renders an image as ``nxlang ir explain`` does; :func:`assemble` builds an
   image back from that text. The text does not say its schema: ``assemble(..., schema=6)`` is
   the default, what the current NX release writes; pass ``schema=5`` for text explained from an

@@ -28,6 +28,10 @@ pub mod codes {
     pub const FUNCTION_VALUE: &str = "nx-ir-function-value";
     pub const BOUNDARY_TYPE: &str = "nx-ir-boundary-type";
     pub const BOUNDARY_FIELD: &str = "nx-ir-boundary-field";
+    /// Schema 6: a value at a site of a constrained type lies outside its interval.
+    pub const BOUNDARY_CONSTRAINT: &str = "nx-ir-boundary-constraint";
+    /// Schema 6: a `check` node's operand (or one of its items) lies outside its interval.
+    pub const CONSTRAINT: &str = "nx-ir-constraint";
     pub const SCHEMA: &str = "nx-ir-schema";
     pub const DIVISION_BY_ZERO: &str = "nx-ir-division-by-zero";
     pub const NUMBER: &str = "nx-ir-number";
@@ -45,9 +49,6 @@ pub mod codes {
     /// Not a reference code: a program whose modules are not all of one schema (no reference
     /// release runs one), refused when it is linked.
     pub const LINK_SCHEMA: &str = "nx-ir-link-schema";
-    /// Not a reference code: a schema 6 construct this version reads but does not evaluate yet
-    /// (math, colour, `check` and interval nodes, property spreads), when it is evaluated.
-    pub const UNSUPPORTED: &str = "nx-ir-unsupported";
     /// Not a reference code: the host stopped a running evaluation from its long-run hook
     /// (a binding does so when the user interrupts it, Ctrl-C).
     pub const INTERRUPTED: &str = "nx-ir-interrupted";

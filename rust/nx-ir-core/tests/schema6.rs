@@ -1,14 +1,12 @@
 //! Schema 6 in the format layer: the reader's rules (codes from `nx-ir-runtime` 0.10.0, and
 //! 0.7.0 for schema 5; `oracle/tests/reader_agreement.rs` runs the same cases through them),
 //! round trips of the samples in `tests/schema6/`, the text of every new construct, the assembler
-//! refusing schema 6 text as schema 5, the built-in preludes, linking, the declarations view and
-//! what the evaluator does with schema 6 nodes until it evaluates them.
+//! refusing schema 6 text as schema 5, the built-in preludes, linking and the declarations view.
+//! (`schema6_programs.rs` holds the evaluation of schema 6 to the reference runtime's outcomes.)
 
 use nx_ir_core::assemble::{assemble, assemble_image, AssembleOptions};
 use nx_ir_core::codes;
 use nx_ir_core::declarations::{BoundView, DeclarationKind, Number, QualifiedName, TypeView};
-use nx_ir_core::eval::json::to_json;
-use nx_ir_core::eval::{evaluate_function_with, CompiledProgram, HostValue, HostValueBuilder, Limits, Usage};
 use nx_ir_core::explain::{explain_image, explain_module};
 use nx_ir_core::image::PreparedModule;
 use nx_ir_core::link::{LinkOptions, Program};
@@ -312,33 +310,4 @@ fn the_declarations_view_shows_constraints_and_state_records() {
     assert_eq!(state_record, &Some(QualifiedName { module: "settings.nx".into(), name: "Counter.State".into() }));
 }
 
-fn evaluate(text: &str, function: &str, args: &[HostValue]) -> Result<String, (&'static str, String)> {
-    let module = Arc::new(PreparedModule::from_vec(assemble_image(text, &AssembleOptions::default()).expect("assembles")).expect("prepares"));
-    let program = Program::prepare_self_contained(module).and_then(|p| CompiledProgram::compile(&p)).expect("compiles");
-    let args: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
-    evaluate_function_with(&program, function, &args, &Limits::default(), &mut HostValueBuilder, &mut Usage::default())
-        .map(|value| to_json(&value))
-        .map_err(|error| (error.code(), error.message().to_string()))
-}
-
-#[test]
-fn schema_6_nodes_fail_coded_until_the_evaluator_runs_them() {
-    let function = |features: &str, body: &str| {
-        format!("module m.nx fingerprint 7\nrequires {features}\nentrypoints functions [f] components []\n\nfunction f(n: int where >= 0): int =\n  {body}\n")
-    };
-    // A constrained parameter is its base type for now.
-    assert_eq!(evaluate(&function("constraints-v1", "(n add 1)"), "f", &[HostValue::Int(4)]), Ok("5".to_string()));
-    for (features, body, what) in [
-        ("standard-math-v1", "math.abs(n)", "A standard math operation"),
-        ("standard-color-v1", "color.toHex(n)", "A standard colour operation"),
-        ("constraints-v1", "(check n: n as int where >= 0)", "A constraint check"),
-        ("constraints-v1", "if n is\n    in 0..=3 =>\n      1\n    else =>\n      2", "An interval pattern"),
-    ] {
-        let (code, message) = evaluate(&function(features, body), "f", &[HostValue::Int(4)]).expect_err("fails");
-        assert_eq!(code, codes::UNSUPPORTED, "{body}");
-        assert!(message.starts_with(what), "{message}");
-    }
-    let (code, _) = evaluate(SAMPLES[3].1, "darkSettings", &[HostValue::Int(16)]).expect_err("a spread fails");
-    assert_eq!(code, codes::UNSUPPORTED);
-}
 

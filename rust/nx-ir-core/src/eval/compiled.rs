@@ -11,7 +11,9 @@ use std::sync::Arc;
 use crate::error::IrResult;
 use crate::model::{self, kinds, Constant, Decl, Node, Type};
 
+use super::interval::Interval;
 use super::source::ProgramSource;
+use super::stdlib::MathOp;
 use super::value::{text_cost, Name, Text};
 
 /// A resolved reference: (program module, declaration index), or the resolution failure.
@@ -68,17 +70,21 @@ pub(crate) enum CNode {
     Neg(u32),
     Not(u32),
     Call { callee: u32, args: Box<[Option<u32>]> },
-    NamedCall { callee: u32, args: Box<[(Name, u32)]> },
+    /// `spread`: some argument is a spread ([`Spreads`]).
+    NamedCall { callee: u32, args: Box<[(Name, u32)]>, spread: bool },
     Intrinsic { op: Intrinsic, args: Box<[u32]>, order: Box<[Name]> },
     If { cond: u32, then: u32, otherwise: Option<u32> },
     IfIs { scrutinee: u32, arms: Box<[(Box<[u32]>, u32)]>, otherwise: Option<u32> },
     Array(Box<[u32]>),
     For { item: u32, index: Option<u32>, iterable: u32, body: u32, range: bool },
     Member { base: u32, name: Name, optional: bool },
-    Record { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
-    UnionCase { target: Target, name: Name, case: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
-    Element { tag: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
-    Component { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]> },
+    // `props` of a construction (and the arguments of a named call) are written properties;
+    // `spread` says that some of them are spreads, named by the program's spread marker (see
+    // `CompiledProgram::spread`), so only such a node takes the spreading path.
+    Record { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
+    UnionCase { target: Target, name: Name, case: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
+    Element { tag: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
+    Component { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
     ActionHandler {
         component: Target,
         emit: Name,
@@ -93,10 +99,15 @@ pub(crate) enum CNode {
     Text { operand: u32, form: TextForm },
     Exists(u32),
     Coalesce { left: u32, right: u32 },
-    /// A schema 6 construct this build reads but does not evaluate: fails `nx-ir-unsupported`
-    /// naming it when evaluated.
-    // schema 6 evaluation: follows in the evaluator task
-    Unevaluated(&'static str),
+    /// Schema 6: a standard math operation of its arguments (as many as the operation takes).
+    StandardMath { op: MathOp, args: Box<[u32]> },
+    /// Schema 6: a standard colour operation (by code) of its arguments.
+    StandardColor { op: u32, args: Box<[u32]> },
+    /// Schema 6: the operand, once each of its items lies in `interval` (`None`: the node
+    /// names a type that is not constrained, which the reader refuses); `site` names where.
+    Check { operand: u32, interval: Option<Interval>, site: Name },
+    /// Schema 6: an `ifIs` pattern matching a number in the interval. Anywhere else it fails.
+    Interval(Option<Interval>),
 }
 
 #[derive(Debug, Clone)]
@@ -114,9 +125,23 @@ pub(crate) enum Prim {
 #[derive(Debug, Clone)]
 pub(crate) enum CType {
     Prim(Prim),
+    /// Schema 6: a numeric primitive narrowed to an interval, checked after the primitive
+    /// (boxed, so that the types of a schema 5 program stay as small as they were).
+    Constrained(Box<CConstrained>),
     Nominal(Target),
+    /// Schema 6: a component declaration named as a type. A value naming it (or naming no
+    /// `$type`) has its props checked against it; schema 5 compiles such a type to
+    /// [`CType::Nominal`], which passes any value.
+    Component { module: u32, decl: u32 },
     Function,
     Seq { item: u32, may_be_empty: bool, may_be_many: bool },
+}
+
+/// A constrained type: its base primitive and its interval.
+#[derive(Debug, Clone)]
+pub(crate) struct CConstrained {
+    pub prim: Prim,
+    pub interval: Interval,
 }
 
 #[derive(Debug, Clone)]
@@ -148,7 +173,10 @@ pub(crate) enum CDeclKind {
         props: Box<[CField]>,
         /// The state fields and the body. Read by the planned component lifecycle (initialize
         /// fills the state from its defaults and renders the body); function evaluation only
-        /// needs the props, the emits and the key.
+        /// needs the props, the emits and the key. Dispatch will also need the schema 6
+        /// `<C>.State` record (`Decl::Component::state_record`): a handler result patches the
+        /// state when its update target is that record (`<C>.State.Update`), where schema 5
+        /// names the component itself (`<C>.Update`). Compile it here when dispatch comes.
         #[allow(dead_code)]
         state: Box<[CField]>,
         #[allow(dead_code)]
@@ -261,6 +289,9 @@ pub struct CompiledProgram {
     pub(crate) modules: Vec<CModule>,
     pub(crate) shapes: NameMap<Arc<str>, Vec<Shape>>,
     pub(crate) names: Names,
+    /// The name a spread property is compiled to in a schema 6 module: not interned, so no
+    /// written property name (not even a schema 5 property called `$spread`) is this `Arc`.
+    pub(crate) spread: Name,
     /// Whether evaluation takes its shortcuts: a record's recheck by charges alone, a single
     /// result written as a one-item list without building it, a whole construction checked in
     /// place, a record's scalar fields written in place. Each makes the same charges, with the
@@ -323,6 +354,7 @@ impl CompiledProgram {
             decoded.push(source.decoded_module(index)?);
         }
         let mut names = Names::default();
+        let spread: Name = Arc::from(kinds::SPREAD_PROPERTY);
         let identities: Vec<Arc<str>> = decoded
             .iter()
             .map(|m| Arc::from(m.modules.first().map(|e| m.string(e.identity)).unwrap_or("")))
@@ -347,6 +379,7 @@ impl CompiledProgram {
                 identities: &identities,
                 by_name: &by_name,
                 names: &mut names,
+                spread: &spread,
             };
             modules.push(cx.compile()?);
         }
@@ -355,6 +388,7 @@ impl CompiledProgram {
         for text in ["Function", "module", "name"] {
             names.intern(text);
         }
+        component_sites(&decoded, &mut modules);
         let mut shapes: NameMap<Arc<str>, Vec<Shape>> = NameMap::default();
         for (m, module) in modules.iter().enumerate() {
             for (d, decl) in module.decls.iter().enumerate() {
@@ -389,7 +423,7 @@ impl CompiledProgram {
         }
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(CompiledProgram { id, value_slots, modules, shapes, names, shortcuts: true })
+        Ok(CompiledProgram { id, value_slots, modules, shapes, names, spread, shortcuts: true })
     }
 
     /// Every text the compiled program holds once and hands to a [`HostValueSink`] by
@@ -435,6 +469,7 @@ struct ModuleCompiler<'a> {
     identities: &'a [Arc<str>],
     by_name: &'a [NameMap<Arc<str>, u32>],
     names: &'a mut Names,
+    spread: &'a Name,
 }
 
 impl ModuleCompiler<'_> {
@@ -457,8 +492,23 @@ impl ModuleCompiler<'_> {
         }
     }
 
-    fn props(&mut self, props: &[model::Prop]) -> Box<[(Name, u32)]> {
-        props.iter().map(|p| (self.s(p.name), p.value)).collect()
+    /// A property list, and whether it spreads a record: in a schema 6 module a property
+    /// named `$spread` is one, named by the program's spread marker.
+    fn props(&mut self, props: &[model::Prop]) -> (Box<[(Name, u32)]>, bool) {
+        let schema_6 = self.module.schema >= kinds::SCHEMA_6;
+        let mut spread = false;
+        let props = props
+            .iter()
+            .map(|p| {
+                let name = self.module.string(p.name);
+                if schema_6 && name == kinds::SPREAD_PROPERTY {
+                    spread = true;
+                    return (Arc::clone(self.spread), p.value);
+                }
+                (self.s(p.name), p.value)
+            })
+            .collect();
+        (props, spread)
     }
 
     fn field(&mut self, field: &model::Field, param: bool) -> CField {
@@ -496,18 +546,25 @@ impl ModuleCompiler<'_> {
                     may_be_empty: occurrence & kinds::ty::MAY_BE_EMPTY != 0,
                     may_be_many: occurrence & kinds::ty::MAY_HOLD_MANY != 0,
                 },
-                // schema 6 evaluation: follows in the evaluator task. A constrained type is its
-                // base primitive here (an earlier type: the reader checked both); its interval
-                // is not checked yet.
-                Type::Constrained { base, .. } => match types.get(*base as usize) {
-                    Some(base @ CType::Prim(_)) => base.clone(),
-                    _ => CType::Prim(Prim::Unknown(self.names.intern("constrained"))),
-                },
+                // The reader checked that the base is an earlier numeric primitive and that the
+                // bounds are numbers of 64 bits.
+                Type::Constrained { base, low, high, flags } => {
+                    let interval = match module.types.get(*base as usize) {
+                        Some(Type::Primitive { name }) => Interval::compile(module, module.string(*name), *low, *high, *flags),
+                        _ => None,
+                    };
+                    match (types.get(*base as usize), interval) {
+                        (Some(CType::Prim(prim)), Some(interval)) => {
+                            CType::Constrained(Box::new(CConstrained { prim: prim.clone(), interval }))
+                        }
+                        _ => CType::Prim(Prim::Unknown(self.names.intern("constrained"))),
+                    }
+                }
             });
         }
         let mut nodes = Vec::with_capacity(module.nodes.len());
         for node in &module.nodes {
-            nodes.push(self.node(node));
+            nodes.push(self.node(node, &types));
         }
         let mut decls = Vec::with_capacity(module.declarations.len());
         for decl in &module.declarations {
@@ -607,25 +664,16 @@ impl ModuleCompiler<'_> {
         })
     }
 
-    fn node(&mut self, node: &Node) -> CNode {
-        let module = self.module;
-        // schema 6 evaluation: follows in the evaluator task. A property list that spreads a
-        // record is not evaluated yet.
-        let spreads = |props: &[model::Prop]| {
-            module.schema >= kinds::SCHEMA_6 && props.iter().any(|p| module.string(p.name) == kinds::SPREAD_PROPERTY)
-        };
-        match node {
-            Node::Record { props, .. }
-            | Node::UnionCase { props, .. }
-            | Node::Element { props, .. }
-            | Node::Component { props, .. }
-            | Node::NamedCall { args: props, .. }
-                if spreads(props) =>
-            {
-                return CNode::Unevaluated("A property spread (`...`)");
-            }
-            _ => {}
+    /// The interval of type `ty` when it is a constrained type.
+    fn interval(&self, types: &[CType], ty: u32) -> Option<Interval> {
+        match types.get(ty as usize) {
+            Some(CType::Constrained(constrained)) => Some(constrained.interval),
+            _ => None,
         }
+    }
+
+    fn node(&mut self, node: &Node, types: &[CType]) -> CNode {
+        let module = self.module;
         match node {
             Node::Bool { value } => CNode::Bool(*value != 0),
             Node::String { value } => CNode::Str(self.names.literal(self.module.string(*value))),
@@ -681,30 +729,41 @@ impl ModuleCompiler<'_> {
             },
             Node::Member { base, member } => CNode::Member { base: *base, name: self.s(*member), optional: false },
             Node::OptionalMember { base, member } => CNode::Member { base: *base, name: self.s(*member), optional: true },
-            Node::Record { target, props, content } => CNode::Record {
-                name: self.s(target.name),
-                target: self.target(*target),
-                props: self.props(props),
-                content: content.clone().into_boxed_slice(),
-            },
-            Node::UnionCase { union, case, props, content } => CNode::UnionCase {
-                name: self.s(union.name),
-                target: self.target(*union),
-                case: self.s(*case),
-                props: self.props(props),
-                content: content.clone().into_boxed_slice(),
-            },
-            Node::Element { tag, props, content, .. } => CNode::Element {
-                tag: self.s(*tag),
-                props: self.props(props),
-                content: content.clone().into_boxed_slice(),
-            },
-            Node::Component { target, props, content } => CNode::Component {
-                name: self.s(target.name),
-                target: self.target(*target),
-                props: self.props(props),
-                content: content.clone().into_boxed_slice(),
-            },
+            Node::Record { target, props, content } => {
+                let (props, spread) = self.props(props);
+                CNode::Record {
+                    name: self.s(target.name),
+                    target: self.target(*target),
+                    props,
+                    content: content.clone().into_boxed_slice(),
+                    spread,
+                }
+            }
+            Node::UnionCase { union, case, props, content } => {
+                let (props, spread) = self.props(props);
+                CNode::UnionCase {
+                    name: self.s(union.name),
+                    target: self.target(*union),
+                    case: self.s(*case),
+                    props,
+                    content: content.clone().into_boxed_slice(),
+                    spread,
+                }
+            }
+            Node::Element { tag, props, content, .. } => {
+                let (props, spread) = self.props(props);
+                CNode::Element { tag: self.s(*tag), props, content: content.clone().into_boxed_slice(), spread }
+            }
+            Node::Component { target, props, content } => {
+                let (props, spread) = self.props(props);
+                CNode::Component {
+                    name: self.s(target.name),
+                    target: self.target(*target),
+                    props,
+                    content: content.clone().into_boxed_slice(),
+                    spread,
+                }
+            }
             Node::ActionHandler { component, emit, action, binding, owner, body } => CNode::ActionHandler {
                 component: self.target(*component),
                 emit: self.s(*emit),
@@ -722,14 +781,42 @@ impl ModuleCompiler<'_> {
                     _ => TextForm::Int,
                 },
             },
-            Node::NamedCall { callee, args } => CNode::NamedCall { callee: *callee, args: self.props(args) },
+            Node::NamedCall { callee, args } => {
+                let (args, spread) = self.props(args);
+                CNode::NamedCall { callee: *callee, args, spread }
+            }
             Node::Exists { operand } => CNode::Exists(*operand),
             Node::Coalesce { left, right } => CNode::Coalesce { left: *left, right: *right },
-            // schema 6 evaluation: follows in the evaluator task
-            Node::StandardMath { .. } => CNode::Unevaluated("A standard math operation (`math.*`)"),
-            Node::StandardColor { .. } => CNode::Unevaluated("A standard colour operation (`color.*`)"),
-            Node::Check { .. } => CNode::Unevaluated("A constraint check (`check`)"),
-            Node::Interval { .. } => CNode::Unevaluated("An interval pattern"),
+            // The reader checked the operation and its argument count.
+            Node::StandardMath { op, args } => match MathOp::from_code(*op) {
+                Some(op) if op.arity() == args.len() => CNode::StandardMath { op, args: args.clone().into_boxed_slice() },
+                _ => CNode::BadLiteral("NX IR image is malformed: an unknown standard math operation or arity.".into()),
+            },
+            Node::StandardColor { op, args } => CNode::StandardColor { op: *op, args: args.clone().into_boxed_slice() },
+            Node::Check { operand, ty, site } => {
+                CNode::Check { operand: *operand, interval: self.interval(types, *ty), site: self.s(*site) }
+            }
+            Node::Interval { ty } => CNode::Interval(self.interval(types, *ty)),
+        }
+    }
+}
+
+/// Schema 6 checks a value at a component-typed site against the component's props: in each
+/// schema 6 module, a nominal type naming a component becomes [`CType::Component`]. (A program's
+/// modules are all of one schema; the linker refuses a mix.)
+fn component_sites(decoded: &[model::Module], modules: &mut [CModule]) {
+    let is_component: Vec<Vec<bool>> =
+        modules.iter().map(|m| m.decls.iter().map(|d| matches!(d.kind, CDeclKind::Component { .. })).collect()).collect();
+    for (module, decoded) in modules.iter_mut().zip(decoded) {
+        if decoded.schema < kinds::SCHEMA_6 {
+            continue;
+        }
+        for ty in &mut module.types {
+            if let CType::Nominal(Target::Decl { module, decl }) = *ty {
+                if is_component.get(module as usize).and_then(|m| m.get(decl as usize)).copied().unwrap_or(false) {
+                    *ty = CType::Component { module, decl };
+                }
+            }
         }
     }
 }

@@ -26,6 +26,9 @@ pub(crate) struct Cx {
 
 pub(crate) type Frame = Vec<Option<Value>>;
 
+/// A construction's written properties, and whether any of them is a spread.
+pub(crate) type Props<'a> = (&'a [(Name, u32)], bool);
+
 const MAX_SLOTS: usize = 1 << 16;
 
 pub(crate) struct Machine<'p> {
@@ -434,10 +437,6 @@ impl<'p> Machine<'p> {
             CNode::Float(f) => Ok(Value::Float(*f)),
             CNode::Str(s) => Ok(Value::Str(s.clone())),
             CNode::BadLiteral(message) => self.fail(cx, index, codes::MALFORMED, message.to_string()),
-            // schema 6 evaluation: follows in the evaluator task
-            CNode::Unevaluated(what) => {
-                self.fail(cx, index, codes::UNSUPPORTED, format!("{what} is not evaluated by this version of nx-agent."))
-            }
             CNode::Slot { slot, name } => match frame.get(*slot as usize) {
                 Some(Some(value)) => Ok(value.clone()),
                 _ => self.fail(cx, index, codes::SLOT, format!("Local slot '{name}' was not bound.")),
@@ -471,8 +470,14 @@ impl<'p> Machine<'p> {
                 let scrutinee = self.eval(cx, frame, *scrutinee)?;
                 for (patterns, body) in arms.iter() {
                     for pattern in patterns.iter() {
-                        let value = self.pattern(cx, frame, *pattern)?;
-                        if self.pattern_matches(cx, *pattern, &scrutinee, &value)? {
+                        let matched = match self.node(cx, *pattern)? {
+                            CNode::Interval(interval) => self.interval_pattern(cx, *pattern, interval.as_ref(), &scrutinee)?,
+                            node => {
+                                let value = self.pattern(cx, frame, *pattern, node)?;
+                                self.pattern_matches(cx, *pattern, &scrutinee, &value)?
+                            }
+                        };
+                        if matched {
                             return self.eval(cx, frame, *body);
                         }
                     }
@@ -516,27 +521,33 @@ impl<'p> Machine<'p> {
                 }
             }
             CNode::Call { callee, args } => self.call(cx, frame, index, *callee, args),
-            CNode::NamedCall { callee, args } => {
-                let function = self.callee(cx, frame, *callee, index)?;
-                let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
-                for (name, node) in args.iter() {
-                    let value = self.eval(cx, frame, *node)?;
-                    set_field(&mut fields, Arc::clone(name), value);
-                }
+            CNode::NamedCall { callee, args, spread } => {
+                let function = self.callee(cx, frame, *callee, index, "named call")?;
+                let fields = if *spread {
+                    self.spread_properties(cx, frame, args)?
+                } else {
+                    let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
+                    for (name, node) in args.iter() {
+                        let value = self.eval(cx, frame, *node)?;
+                        set_field(&mut fields, Arc::clone(name), value);
+                    }
+                    fields
+                };
                 with_places(self.params(function).len(), |values| {
                     self.by_name(function, &fields, values);
                     self.invoke(function, values, cx.depth + 1, false)
                 })
+                .map_err(|error| self.math_call_origin(cx, index, error))
             }
             CNode::Intrinsic { op, args, order } => self.eval_intrinsic(cx, frame, index, *op, args, order),
-            CNode::Record { target, name, props, content } => {
-                self.eval_record(cx, frame, index, target, name, props, content)
+            CNode::Record { target, name, props, content, spread } => {
+                self.eval_record(cx, frame, index, target, name, (props, *spread), content)
             }
-            CNode::UnionCase { target, name, case, props, content } => {
-                self.eval_union_case(cx, frame, index, target, name, case, props, content)
+            CNode::UnionCase { target, name, case, props, content, spread } => {
+                self.eval_union_case(cx, frame, index, target, name, case, (props, *spread), content)
             }
-            CNode::Element { tag, props, content } => {
-                let mut fields = self.properties(cx, frame, props)?;
+            CNode::Element { tag, props, content, spread } => {
+                let mut fields = self.properties(cx, frame, props, *spread)?;
                 let mut items = self.items(cx, frame, index, content)?;
                 match items.len() {
                     0 => {}
@@ -545,9 +556,20 @@ impl<'p> Machine<'p> {
                 }
                 Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(tag)), fields))))
             }
-            CNode::Component { target, name, props, content } => {
-                self.eval_component(cx, frame, index, target, name, props, content)
+            CNode::Component { target, name, props, content, spread } => {
+                self.eval_component(cx, frame, index, target, name, (props, *spread), content)
             }
+            CNode::StandardMath { op, args } => self.eval_math(cx, frame, index, *op, args),
+            CNode::StandardColor { op, args } => self.eval_color(cx, frame, index, *op, args),
+            CNode::Check { operand, interval, site } => self.eval_check(cx, frame, index, *operand, interval.as_ref(), site),
+            // A pattern list tests an interval node without evaluating it (the reader refuses
+            // one anywhere else).
+            CNode::Interval(_) => self.fail(
+                cx,
+                index,
+                codes::MALFORMED,
+                "NX IR image is malformed: an 'interval' node was evaluated outside a pattern list.",
+            ),
             CNode::ActionHandler { component, emit, action, binding: _, owner, body: _ } => {
                 let (cm, cd) = self.resolve(cx, index, component)?;
                 let (am, ad) = self.resolve(cx, index, action)?;
@@ -634,7 +656,12 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
+    /// Written properties evaluated in order into fields (a later one of a name replaces an
+    /// earlier one in its place); with `spread`, some are spreads ([`Machine::spread_properties`]).
+    pub fn properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)], spread: bool) -> IrResult<Vec<(Name, Value)>> {
+        if spread {
+            return self.spread_properties(cx, frame, props);
+        }
         self.tally(props.len() as u64 * (props.len() as u64 + 1));
         let mut fields = self.spare_fields();
         fields.reserve(props.len());
@@ -643,6 +670,47 @@ impl<'p> Machine<'p> {
             set_field(&mut fields, Arc::clone(name), value);
         }
         Ok(fields)
+    }
+
+    /// [`Machine::properties`] of a list holding spreads (schema 6): a spread's value must be a
+    /// record, whose fields are set in their order as if each were written there; anything else
+    /// fails `nx-ir-type` at the spread's node.
+    #[inline(never)]
+    pub fn spread_properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
+        let spread = Arc::clone(&self.prog.spread);
+        let mut fields = self.spare_fields();
+        for (name, node) in props {
+            let value = self.eval(cx, frame, *node)?;
+            if !Arc::ptr_eq(name, &spread) {
+                self.tally(fields.len() as u64 + 1);
+                set_field(&mut fields, Arc::clone(name), value);
+                continue;
+            }
+            let Value::Record(bag) = value else {
+                return self.fail(cx, *node, codes::TYPE, "Expected a property binding bag.");
+            };
+            self.tally((fields.len() as u64 + 1) * (bag.fields.len() as u64 + 1));
+            for (name, value) in &bag.fields {
+                set_field(&mut fields, Arc::clone(name), value.clone());
+            }
+        }
+        Ok(fields)
+    }
+
+    /// An `nx-math-*` diagnostic that comes out of a call with no source gets the call node's
+    /// (as the reference runtime reports a math failure inside a function without spans).
+    #[cold]
+    #[inline(never)]
+    fn math_call_origin(&self, cx: Cx, call: u32, mut error: IrError) -> IrError {
+        if error.diagnostics.iter().any(|d| d.code.starts_with("nx-math-") && d.source.is_none()) {
+            let source = self.error(cx, Some(call), codes::CALL, "").diagnostics.swap_remove(0).source;
+            for diagnostic in &mut error.diagnostics {
+                if diagnostic.code.starts_with("nx-math-") && diagnostic.source.is_none() {
+                    diagnostic.source.clone_from(&source);
+                }
+            }
+        }
+        error
     }
 
     /// An empty fields vector: one given back earlier when there is one.
@@ -1167,8 +1235,9 @@ impl<'p> Machine<'p> {
 
     // ---- patterns ---------------------------------------------------------------------------
 
-    fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32) -> IrResult<Value> {
-        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
+    /// A pattern's value (`pattern` is node `node`).
+    fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32, pattern: &CNode) -> IrResult<Value> {
+        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = pattern {
             let prog = self.prog;
             if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
                 // Any non-constant case of the name (an image could declare the name twice).
@@ -1196,7 +1265,9 @@ impl<'p> Machine<'p> {
 
     // ---- calls ------------------------------------------------------------------------------
 
-    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, _call: u32) -> IrResult<FunctionRef> {
+    /// The function a call (`what`: "call" or "named call", node `call`) calls: a function
+    /// reference resolved in place, or the callee's value; anything else fails at the call.
+    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, call: u32, what: &str) -> IrResult<FunctionRef> {
         if let CNode::Reference(Target::Decl { module, decl }) = self.node(cx, callee)? {
             if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
                 self.charge_node(cx, callee)?;
@@ -1205,7 +1276,7 @@ impl<'p> Machine<'p> {
         }
         match self.eval(cx, frame, callee)? {
             Value::Function(function) => Ok(function),
-            _ => self.fail(cx, callee, codes::CALL, "NX IR call callee did not evaluate to a function value."),
+            _ => self.fail(cx, call, codes::CALL, format!("NX IR {what} callee did not evaluate to a function value.")),
         }
     }
 
@@ -1231,14 +1302,14 @@ impl<'p> Machine<'p> {
     /// A call by position: its arguments evaluated in order, then the callee invoked.
     #[inline(never)]
     fn call(&mut self, cx: Cx, frame: &mut Frame, index: u32, callee: u32, args: &[Option<u32>]) -> IrResult<Value> {
-        let function = self.callee(cx, frame, callee, index)?;
+        let function = self.callee(cx, frame, callee, index, "call")?;
         with_places(args.len(), |values| {
             for (place, arg) in values.iter_mut().zip(args) {
                 if let Some(node) = arg {
                     *place = Some(self.eval(cx, frame, *node)?);
                 }
             }
-            self.invoke(function, values, cx.depth + 1, false)
+            self.invoke(function, values, cx.depth + 1, false).map_err(|error| self.math_call_origin(cx, index, error))
         })
     }
 
@@ -1403,11 +1474,11 @@ impl<'p> Machine<'p> {
         index: u32,
         module: u32,
         fields: &[CField],
-        props: &[(Name, u32)],
+        (props, spread): Props<'_>,
         content: &[u32],
         what: &str,
     ) -> IrResult<Vec<(Name, Value)>> {
-        let mut input = self.properties(cx, frame, props)?;
+        let mut input = self.properties(cx, frame, props, spread)?;
         if !content.is_empty() {
             let items = self.items(cx, frame, index, content)?;
             self.bind_content(module, fields, &mut input, items, what)?;
@@ -1423,7 +1494,7 @@ impl<'p> Machine<'p> {
         index: u32,
         target: &Target,
         name: &Name,
-        props: &[(Name, u32)],
+        props: Props<'_>,
         content: &[u32],
     ) -> IrResult<Value> {
         let (module, decl) = self.resolve(cx, index, target)?;
@@ -1433,9 +1504,10 @@ impl<'p> Machine<'p> {
             return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
         };
         if update_target.is_none() && content.is_empty() && prog.shortcuts {
-            if let Some(places) = every_field_written(props, fields) {
+            // A spread is no field, so a list holding one is never every field written.
+            if let Some(places) = every_field_written(props.0, fields) {
                 let record = (module, decl, &declaration.name);
-                return self.construct_whole(cx, frame, record, fields, props, &places, name);
+                return self.construct_whole(cx, frame, record, fields, props.0, &places, name);
             }
         }
         let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
@@ -1503,7 +1575,7 @@ impl<'p> Machine<'p> {
         target: &Target,
         name: &Name,
         case: &Name,
-        props: &[(Name, u32)],
+        props: Props<'_>,
         content: &[u32],
     ) -> IrResult<Value> {
         let (module, decl) = self.resolve(cx, index, target)?;
@@ -1537,51 +1609,27 @@ impl<'p> Machine<'p> {
         index: u32,
         target: &Target,
         name: &Name,
-        props: &[(Name, u32)],
+        (props, spread): Props<'_>,
         content: &[u32],
     ) -> IrResult<Value> {
         let (module, decl) = self.resolve(cx, index, target)?;
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
-        let CDeclKind::Component { props: fields, emits, key, .. } = &declaration.kind else {
+        let CDeclKind::Component { props: fields, .. } = &declaration.kind else {
             return self.fail(cx, index, codes::COMPONENT, format!("'{name}' is not a component."));
         };
-        let input = self.properties(cx, frame, props)?;
+        let input = self.properties(cx, frame, props, spread)?;
         let items = if content.is_empty() { None } else { Some(self.items(cx, frame, index, content)?) };
-        // Split off the handler properties.
-        let mut plain = Vec::with_capacity(input.len());
-        let mut handlers = Vec::new();
-        for (prop, value) in input {
-            let emit = prop.strip_prefix("on").and_then(|rest| emits.iter().find(|(e, _)| **e == *rest));
-            match (emit, &value) {
-                (Some((emit, _)), Value::Handler(handler)) => {
-                    if handler.component_key != *key || handler.emit != *emit {
-                        return Err(IrError::new(
-                            codes::TYPE,
-                            format!("'{prop}' of {name} must be a handler for {name}'s '{emit}' action."),
-                        ));
-                    }
-                    handlers.push((prop, value));
-                }
-                (Some(_), Value::Record(record)) if record.type_name() == Some("ActionHandler") => {
-                    return Err(IrError::new(codes::BOUNDARY_FIELD, format!("'{prop}' of {name} cannot be an ActionHandler record.")));
-                }
-                (Some(_), _) => {
-                    return Err(IrError::new(codes::TYPE, format!("'{prop}' of {name} must be an action handler.")));
-                }
-                (None, Value::Handler(_)) => {
-                    return Err(IrError::new(codes::BOUNDARY_FIELD, format!("{name} does not emit an action for '{prop}'.")));
-                }
-                (None, _) => plain.push((prop, value)),
-            }
-        }
+        let (mut plain, handlers) = self.split_handler_props(module, decl, input, &Path::Named("", name, " props"))?;
         if let Some(items) = items {
             self.bind_content(module, fields, &mut plain, items, name)?;
         }
         let ccx = Cx { module, decl, depth: cx.depth };
         let mut frame = Frame::new();
         let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Named("", name, " props"), false)?;
-        out.extend(handlers);
+        for (prop, handler) in handlers {
+            set_field(&mut out, prop, handler);
+        }
         Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), out))))
     }
 }

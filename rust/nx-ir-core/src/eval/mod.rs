@@ -1,7 +1,10 @@
-//! The metered evaluator of NX IR schema 5 (ir-format §4–§7). A schema 6 image evaluates as
-//! schema 5 does, but for what schema 6 added: its math, colour, `check` and interval nodes and
-//! property spreads fail `nx-ir-unsupported`, and a constrained type is its base (see
-//! `compiled.rs`, "schema 6 evaluation").
+//! The metered evaluator of NX IR schemas 5 and 6 (ir-format §4–§7, schema-6.md), with the
+//! operation counts, codes and diagnostics of the reference runtimes (`nx-ir-runtime` 0.7.0 for
+//! schema 5, 0.10.0 for schema 6). What schema 6 adds is decided when a program is compiled, so a
+//! schema 5 program runs exactly the code it ran before: constrained types ([`interval`],
+//! [`constraints`]), `check` nodes and interval patterns, `standardMath` and `standardColor`
+//! ([`standard`] over [`stdlib`]), property spreads (`Machine::spread_properties`) and the props
+//! of a value at a component-typed site ([`components`]).
 //!
 //! A linked program is compiled once into a [`CompiledProgram`] (node arena with resolved
 //! references, decoded constants, interned names, typed declarations); each call then runs one
@@ -20,16 +23,20 @@
 //! Not supported yet: the component lifecycle (initialize, evaluate, dispatch, state patches).
 
 mod compiled;
+mod components;
 mod constants;
+mod constraints;
 mod cost;
 mod equality;
 mod host;
+mod interval;
 mod intrinsic;
 pub mod json;
 mod machine;
 mod normalize;
 mod output;
 mod source;
+mod standard;
 pub(crate) mod stdlib;
 mod text;
 mod value;

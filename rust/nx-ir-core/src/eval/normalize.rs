@@ -166,7 +166,13 @@ impl<'p> Machine<'p> {
         self.charge(cx, None, 1)?;
         match ctype {
             CType::Prim(prim) => self.normalize_primitive(prim, value, path),
+            CType::Constrained(constrained) => {
+                // Read at the base first, so a float32 is compared once rounded.
+                let value = self.normalize_primitive(&constrained.prim, value, path)?;
+                self.within_interval(&constrained.interval, value, path)
+            }
             CType::Nominal(target) => self.normalize_nominal(cx, target, value, path),
+            CType::Component { module, decl } => self.normalize_component(cx, *module, *decl, value, path),
             CType::Function => match &value {
                 Value::Function(_) => Ok(value),
                 other => match function_record(other) {
@@ -204,7 +210,7 @@ impl<'p> Machine<'p> {
         self.prog.resolve_function(module, name, path)
     }
 
-    fn normalize_primitive(&self, prim: &Prim, value: Value, path: &Path<'_>) -> IrResult<Value> {
+    pub(crate) fn normalize_primitive(&self, prim: &Prim, value: Value, path: &Path<'_>) -> IrResult<Value> {
         let fail = |message: String| Err(boundary(message));
         match prim {
             Prim::Int => match value {
@@ -355,7 +361,7 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    fn require_record(&self, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {
+    pub(crate) fn require_record(&self, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {
         match value {
             Value::Record(record) => Ok(Rc::clone(record)),
             _ => Err(boundary(format!("Expected {path} to be an object."))),

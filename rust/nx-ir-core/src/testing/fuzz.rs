@@ -112,11 +112,17 @@ pub fn write_chunks(parts: &[&[u8]]) -> Vec<u8> {
     out
 }
 
+/// Whether `code` is one a reference runtime uses: `nx-ir-*`, and (schema 6's standard
+/// operations, from evaluation) `nx-math-*` and `color-*`.
+pub fn is_reference_code(code: &str) -> bool {
+    ["nx-ir-", "nx-math-", "color-"].iter().any(|prefix| code.starts_with(prefix))
+}
+
 /// Every error must carry at least one diagnostic, each with a reference-style code.
 pub fn assert_coded(error: &IrError, what: &str) {
     assert!(!error.diagnostics.is_empty(), "{what}: refused without a diagnostic: {error:?}");
     for diagnostic in &error.diagnostics {
-        assert!(diagnostic.code.starts_with("nx-ir-"), "{what}: refused with an unknown code: {error:?}");
+        assert!(is_reference_code(diagnostic.code), "{what}: refused with an unknown code: {error:?}");
         assert!(!diagnostic.message.is_empty(), "{what}: a diagnostic without a message: {error:?}");
     }
 }

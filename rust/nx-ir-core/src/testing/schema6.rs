@@ -221,10 +221,26 @@ pub fn reader_cases() -> Vec<ReaderCase> {
     m.features = vec![string(&mut m, "time-travel-v1")];
     case("math without its feature, before an unknown feature", m, vec![malformed]);
 
-    // Spreads.
+    // Spreads: one finding per property list that spreads.
+    let spreads = {
+        let m = sample("settings");
+        let spread = m.strings.iter().position(|s| s == kinds::SPREAD_PROPERTY).map(|at| at as u32);
+        let spreads = |props: &[crate::model::Prop]| props.iter().any(|p| Some(p.name) == spread);
+        m.nodes
+            .iter()
+            .filter(|n| match n {
+                Node::Record { props, .. }
+                | Node::UnionCase { props, .. }
+                | Node::Element { props, .. }
+                | Node::Component { props, .. }
+                | Node::NamedCall { args: props, .. } => spreads(props),
+                _ => false,
+            })
+            .count()
+    };
     let mut m = sample("settings");
     m.features.clear();
-    case("a spread without conditional-properties-v1", m, vec![malformed]);
+    case("a spread without conditional-properties-v1", m, vec![malformed; spreads]);
     let mut m = sample("settings");
     m.features = vec![string(&mut m, "time-travel-v1")];
     case("an unknown feature, before a spread without its feature", m, vec![codes::REQUIRED_FEATURE]);
@@ -232,7 +248,9 @@ pub fn reader_cases() -> Vec<ReaderCase> {
     m.features.clear();
     let copy = m.declarations[0].clone();
     m.declarations.push(copy);
-    case("a spread without its feature, with a duplicate declaration", m, vec![malformed, codes::DUPLICATE_DECLARATION]);
+    let mut both = vec![malformed; spreads];
+    both.push(codes::DUPLICATE_DECLARATION);
+    case("a spread without its feature, with a duplicate declaration", m, both);
 
     // Constrained types, checks and interval patterns.
     let constrained = |m: &Module| first_type(m, |t| matches!(t, Type::Constrained { .. }));

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod programs6;
 
 use nx_ir_core::model::{
     kinds, Arm, Constant, Debug, Decl, Emit, Field, Loop, Module, ModuleEntry, Node, Prop, Ref, Type, UnionCaseDecl,

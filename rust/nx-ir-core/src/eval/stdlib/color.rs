@@ -18,6 +18,7 @@ use super::color_space::{
 };
 use super::css::parse_css_color;
 use super::StdError;
+use crate::model::kinds;
 use crate::eval::host::{HostRecord, HostValue};
 use std::fmt::Write as _;
 
@@ -63,63 +64,67 @@ enum ColorOp {
     BestTextColor,
 }
 
-/// Each operation's code (its index), name and argument count.
-const TABLE: [(ColorOp, &str, u8); 37] = [
-    (ColorOp::Rgb, "rgb", 3),
-    (ColorOp::Rgba, "rgba", 4),
-    (ColorOp::Srgb, "srgb", 4),
-    (ColorOp::LinearRgb, "linearRgb", 4),
-    (ColorOp::Hsl, "hsl", 4),
-    (ColorOp::Hsv, "hsv", 4),
-    (ColorOp::Hwb, "hwb", 4),
-    (ColorOp::Oklab, "oklab", 4),
-    (ColorOp::Oklch, "oklch", 4),
-    (ColorOp::Parse, "parse", 1),
-    (ColorOp::TryParse, "tryParse", 1),
-    (ColorOp::Validate, "validate", 1),
-    (ColorOp::ToHex, "toHex", 1),
-    (ColorOp::ToCss, "toCss", 1),
-    (ColorOp::ToRgb, "toRgb", 1),
-    (ColorOp::ToHsl, "toHsl", 1),
-    (ColorOp::ToHsv, "toHsv", 1),
-    (ColorOp::ToHwb, "toHwb", 1),
-    (ColorOp::ToLinearRgb, "toLinearRgb", 1),
-    (ColorOp::ToOklab, "toOklab", 1),
-    (ColorOp::ToOklch, "toOklch", 1),
-    (ColorOp::WithAlpha, "withAlpha", 2),
-    (ColorOp::FadeIn, "fadeIn", 2),
-    (ColorOp::FadeOut, "fadeOut", 2),
-    (ColorOp::Lighten, "lighten", 2),
-    (ColorOp::Darken, "darken", 2),
-    (ColorOp::Saturate, "saturate", 2),
-    (ColorOp::Desaturate, "desaturate", 2),
-    (ColorOp::RotateHue, "rotateHue", 2),
-    (ColorOp::Complement, "complement", 1),
-    (ColorOp::Grayscale, "grayscale", 1),
-    (ColorOp::Invert, "invert", 2),
-    (ColorOp::Mix, "mix", 4),
-    (ColorOp::Composite, "composite", 2),
-    (ColorOp::RelativeLuminance, "relativeLuminance", 1),
-    (ColorOp::ContrastRatio, "contrastRatio", 2),
-    (ColorOp::BestTextColor, "bestTextColor", 3),
+/// Every operation in code order. Names and argument counts are `model::kinds`'
+/// (`STANDARD_COLOR_OPERATIONS`, `STANDARD_COLOR_ARITIES`), shared with the reader, the
+/// assembler and `explain`.
+const OPS: [ColorOp; 37] = [
+    ColorOp::Rgb,
+    ColorOp::Rgba,
+    ColorOp::Srgb,
+    ColorOp::LinearRgb,
+    ColorOp::Hsl,
+    ColorOp::Hsv,
+    ColorOp::Hwb,
+    ColorOp::Oklab,
+    ColorOp::Oklch,
+    ColorOp::Parse,
+    ColorOp::TryParse,
+    ColorOp::Validate,
+    ColorOp::ToHex,
+    ColorOp::ToCss,
+    ColorOp::ToRgb,
+    ColorOp::ToHsl,
+    ColorOp::ToHsv,
+    ColorOp::ToHwb,
+    ColorOp::ToLinearRgb,
+    ColorOp::ToOklab,
+    ColorOp::ToOklch,
+    ColorOp::WithAlpha,
+    ColorOp::FadeIn,
+    ColorOp::FadeOut,
+    ColorOp::Lighten,
+    ColorOp::Darken,
+    ColorOp::Saturate,
+    ColorOp::Desaturate,
+    ColorOp::RotateHue,
+    ColorOp::Complement,
+    ColorOp::Grayscale,
+    ColorOp::Invert,
+    ColorOp::Mix,
+    ColorOp::Composite,
+    ColorOp::RelativeLuminance,
+    ColorOp::ContrastRatio,
+    ColorOp::BestTextColor,
 ];
 
+const _: () = assert!(OPS.len() == kinds::STANDARD_COLOR_OPERATIONS.len() && OPS.len() == kinds::STANDARD_COLOR_ARITIES.len());
+
 /// How many colour operations there are (codes `0..COLOR_OP_COUNT`).
-pub const COLOR_OP_COUNT: u32 = TABLE.len() as u32;
+pub const COLOR_OP_COUNT: u32 = OPS.len() as u32;
 
 /// The name of colour operation `code` (`bestTextColor`).
 pub fn color_op_name(code: u32) -> Option<&'static str> {
-    TABLE.get(code as usize).map(|entry| entry.1)
+    kinds::STANDARD_COLOR_OPERATIONS.get(code as usize).copied()
 }
 
 /// The argument count of colour operation `code`.
 pub fn color_op_arity(code: u32) -> Option<usize> {
-    TABLE.get(code as usize).map(|entry| usize::from(entry.2))
+    kinds::STANDARD_COLOR_ARITIES.get(code as usize).map(|arity| *arity as usize)
 }
 
 /// The code of the colour operation named `name`.
 pub fn color_op_code(name: &str) -> Option<u32> {
-    TABLE.iter().position(|entry| entry.1 == name).map(|index| index as u32)
+    kinds::STANDARD_COLOR_OPERATIONS.iter().position(|entry| *entry == name).map(|index| index as u32)
 }
 
 fn invalid(what: &str) -> StdError {
@@ -231,8 +236,10 @@ fn contrast(x: Channels, y: Channels) -> Result<f64, StdError> {
 
 /// Evaluates colour operation `op` on `args`.
 pub fn evaluate_color(op: u32, args: &[HostValue]) -> Result<HostValue, StdError> {
-    let &(op, _, arity) = TABLE.get(op as usize).ok_or_else(|| invalid("operation"))?;
-    if args.len() != usize::from(arity) {
+    let (Some(&op), Some(arity)) = (OPS.get(op as usize), color_op_arity(op)) else {
+        return Err(invalid("operation"));
+    };
+    if args.len() != arity {
         return Err(invalid("arity"));
     }
     let arg = |i: usize| args.get(i).ok_or_else(|| invalid("arity"));

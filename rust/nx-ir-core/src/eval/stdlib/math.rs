@@ -7,6 +7,7 @@
 
 use super::codes::{MATH_DOMAIN, MATH_NON_FINITE_INPUT, MATH_OVERFLOW};
 use super::StdError;
+use crate::model::kinds;
 
 /// One operation; its discriminant is its code in the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,39 +37,44 @@ pub enum MathOp {
     Lerp,
 }
 
-/// Every operation in code order, with its name and parameter count.
-const TABLE: [(MathOp, &str, u8); 22] = [
-    (MathOp::Sin, "sin", 1),
-    (MathOp::Cos, "cos", 1),
-    (MathOp::Tan, "tan", 1),
-    (MathOp::Asin, "asin", 1),
-    (MathOp::Acos, "acos", 1),
-    (MathOp::Atan, "atan", 1),
-    (MathOp::Atan2, "atan2", 2),
-    (MathOp::Sqrt, "sqrt", 1),
-    (MathOp::Hypot, "hypot", 2),
-    (MathOp::Abs, "abs", 1),
-    (MathOp::Sign, "sign", 1),
-    (MathOp::Min, "min", 2),
-    (MathOp::Max, "max", 2),
-    (MathOp::Clamp, "clamp", 3),
-    (MathOp::Floor, "floor", 1),
-    (MathOp::Ceil, "ceil", 1),
-    (MathOp::Round, "round", 1),
-    (MathOp::RoundTiesToEven, "roundTiesToEven", 1),
-    (MathOp::Trunc, "trunc", 1),
-    (MathOp::DegreesToRadians, "degreesToRadians", 1),
-    (MathOp::RadiansToDegrees, "radiansToDegrees", 1),
-    (MathOp::Lerp, "lerp", 3),
+/// Every operation in code order. Names and argument counts are `model::kinds`'
+/// (`STANDARD_MATH_OPERATIONS`, `STANDARD_MATH_ARITIES`), the one table the reader, the
+/// assembler, `explain` and this module share.
+const OPS: [MathOp; 22] = [
+    MathOp::Sin,
+    MathOp::Cos,
+    MathOp::Tan,
+    MathOp::Asin,
+    MathOp::Acos,
+    MathOp::Atan,
+    MathOp::Atan2,
+    MathOp::Sqrt,
+    MathOp::Hypot,
+    MathOp::Abs,
+    MathOp::Sign,
+    MathOp::Min,
+    MathOp::Max,
+    MathOp::Clamp,
+    MathOp::Floor,
+    MathOp::Ceil,
+    MathOp::Round,
+    MathOp::RoundTiesToEven,
+    MathOp::Trunc,
+    MathOp::DegreesToRadians,
+    MathOp::RadiansToDegrees,
+    MathOp::Lerp,
 ];
+
+// The enum, its code order and the shared table have one length.
+const _: () = assert!(OPS.len() == kinds::STANDARD_MATH_OPERATIONS.len() && OPS.len() == kinds::STANDARD_MATH_ARITIES.len());
 
 impl MathOp {
     /// How many operations there are (codes `0..COUNT`).
-    pub const COUNT: u32 = TABLE.len() as u32;
+    pub const COUNT: u32 = OPS.len() as u32;
 
     /// The operation with image code `code`, if there is one.
     pub fn from_code(code: u32) -> Option<MathOp> {
-        TABLE.get(code as usize).map(|entry| entry.0)
+        OPS.get(code as usize).copied()
     }
 
     /// The operation's code in the image.
@@ -78,12 +84,12 @@ impl MathOp {
 
     /// The operation's NX name (`roundTiesToEven`).
     pub fn name(self) -> &'static str {
-        TABLE[self as usize].1
+        kinds::STANDARD_MATH_OPERATIONS[self as usize]
     }
 
     /// How many arguments the operation takes.
     pub fn arity(self) -> usize {
-        usize::from(TABLE[self as usize].2)
+        kinds::STANDARD_MATH_ARITIES[self as usize] as usize
     }
 
     fn fail(self, code: &'static str, detail: &str) -> StdError {
