@@ -33,6 +33,7 @@ class PreparedCall:
     """Calls of one function for one tool: :meth:`run` answers an evaluation or a failed result."""
 
     __slots__ = (
+        "call_limits",
         "check",
         "context_parameters",
         "function",
@@ -62,6 +63,8 @@ class PreparedCall:
         self.context_parameters = tuple(context_parameters)
         self._context_names = frozenset(self.context_parameters)
         self.tool_name = tool_name
+        #: The limits it was made with (a pickled tool is made again with them).
+        self.call_limits = limits
         self.max_arguments_size = limits.max_arguments_size
         self.max_context_size = limits.max_context_size
         self.limits = limits.runtime_limits(reference, self.context_parameters)

@@ -58,11 +58,11 @@ def prepare_images(images: Images) -> dict[str, PreparedModule]:
     return prepared
 
 
-def _link(images: Images, entry: str) -> Program:
+def _link(images: Images, entry: str, allow_version_mismatch: bool = False) -> Program:
     modules = prepare_images(images)
     if entry not in modules:
         raise ValueError(f"No image is the entry module '{entry}'; the images are {', '.join(sorted(modules)) or 'none'}.")
-    return link_program(modules[entry], modules)
+    return link_program(modules[entry], modules, allow_version_mismatch=allow_version_mismatch)
 
 
 @dataclass(frozen=True)
@@ -154,6 +154,30 @@ class LoadedAgent(Sequence[AgentTool]):
     def __iter__(self) -> Iterator[AgentTool]:
         return iter(self.tools)
 
+    def stored(self) -> dict[str, Any]:
+        """``load_agent``'s arguments for this agent, without the host's functions: the definition
+        text, the images and the options, as plain data that always pickles. Where it arrives,
+        ``load_agent(**stored, request=..., executors=...)`` makes the same tools."""
+        from .travel import stored_arguments
+
+        return stored_arguments(self)
+
+    # Pickling and copying: :mod:`nx_agent.agent.travel` (the tools are made again from the
+    # definition, the program, the options and the host's functions; a copy shares them).
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        from .travel import reduce_agent
+
+        return reduce_agent(self, protocol)
+
+    def __copy__(self) -> LoadedAgent:
+        return LoadedAgent(definition=self.definition, program=self.program, tools=list(self.tools))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LoadedAgent:
+        import copy
+
+        tools = [copy.deepcopy(tool, memo) for tool in self.tools]
+        return LoadedAgent(definition=copy.deepcopy(self.definition, memo), program=self.program, tools=tools)
+
 
 def load_agent(
     definition_text: str | bytes | Mapping[str, Any],
@@ -167,19 +191,20 @@ def load_agent(
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     runtime: Mapping[str, Any] | Limits | None = None,
     validate_arguments: bool = False,
+    allow_version_mismatch: bool = False,
 ) -> LoadedAgent:
     """Link the stored ``images`` and create the tools of the stored definition.
 
     ``definition_text`` is the stored text (or the parsed definition); the options are
-    :func:`~nx_agent.agent.create.create_agent_tools`'s. Raises :class:`~nx_agent.NxIrError` when
-    the images do not link and :class:`~nx_agent.agent.diagnostics.NxAgentError` when the definition
+    :func:`~nx_agent.agent.create.create_agent_tools`'s; ``allow_version_mismatch`` is
+    :func:`~nx_agent.ir.link_program`'s. Raises :class:`~nx_agent.NxIrError` when the images do not link and :class:`~nx_agent.agent.diagnostics.NxAgentError` when the definition
     cannot run with them.
     """
     if isinstance(definition_text, (str, bytes)):
         definition = json.loads(definition_text)
     else:
         definition = dict(definition_text)
-    program = _link(images, entry)
+    program = _link(images, entry, allow_version_mismatch)
     tools = create_agent_tools(
         definition,
         program,

@@ -87,6 +87,9 @@ class NxAgentError(NxError):
         self.diagnostics = held
         self.code = held[0].code if held else "nx-agent-error"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.diagnostics,), self.__dict__)
+
 
 class NxAgentToolError(NxError):
     """A tool failure with a ``code``.
@@ -114,3 +117,6 @@ class NxAgentToolError(NxError):
             self.diagnostics = tuple(diagnostics)
         if limit is not None:
             self.limit = limit
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.code, self.message), self.__dict__)

@@ -177,6 +177,23 @@ class AgentTool(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.definition.get('name')!r} kind={self.definition.get('kind')!r}>"
 
+    # Pickling and copying: :mod:`nx_agent.agent.travel` (a pickled tool is made again, and checked,
+    # with its program, options and host function; a copy shares them).
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        from .travel import reduce_tool
+
+        return reduce_tool(self, protocol)
+
+    def __copy__(self) -> AgentTool:
+        from .travel import copy_tool
+
+        return copy_tool(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> AgentTool:
+        from .travel import copy_tool
+
+        return copy_tool(self, memo)
+
 
 class _ExecutableTool(AgentTool):
     """A tool the package runs: the refusal checks every call begins with."""

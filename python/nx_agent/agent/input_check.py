@@ -40,13 +40,14 @@ class InputCheck:
     """The input schema of one tool, compiled: :meth:`refusal` answers the result for input it
     refuses, ``None`` for input it admits."""
 
-    __slots__ = ("tool_name", "validator")
+    __slots__ = ("schema", "tool_name", "validator")
 
     def __init__(self, tool_name: str, schema: Mapping[str, Any]) -> None:
         # Imported here: a bare ``import nx_agent`` loads neither the schema package nor jsonschema-rs.
         from ..schema.validation import validator_for
 
         self.tool_name = tool_name
+        self.schema = schema
         self.validator: Any = validator_for(schema)
 
     def refusal(self, value: object) -> ToolFailure | None:

@@ -11,6 +11,7 @@ mod image;
 mod program;
 mod sink;
 mod text;
+mod travel;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -35,5 +36,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::_evaluate_discarding, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_module, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_program, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_evaluation, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_diagnostic, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_module_link, m)?)?;
     Ok(())
 }
