@@ -68,3 +68,15 @@ def run_calls(tools: Any) -> list[Any]:
 
 def find_plans_value(program: ir.Program, team_size: int) -> Any:
     return ir.evaluate_function(program, "findPlans", [team_size], max_operations=10_000).value
+
+
+def agent_from(compiled_agent: CompiledAgent) -> LoadedAgent:
+    """The tools of a compiled agent (as `agent` loads them), with the `crm` tool."""
+    stored = dict(compiled_agent.definition)
+    stored["tools"] = [*stored["tools"], CRM_TOOL]
+    return load_agent(stored, compiled_agent.images, request=shop, executors={"crm": crm})
+
+
+def make_host() -> dict[str, Any]:
+    """The host's functions, made where the tools run (Ray's `make_host`)."""
+    return {"request": shop, "executors": {"crm": crm}}

@@ -10,7 +10,8 @@ its program as a stored one is (a refusal is :class:`~nx_agent.agent.diagnostics
 with its codes; damaged program bytes are :class:`~nx_agent.ir.NxIrError`).
 
 The request function and the executors are the host's. They travel when they pickle (a
-module-level function, a ``functools.partial`` of one, an object of an importable class). When
+module-level function, a ``functools.partial`` of one, an object of an importable class; under
+Ray or Dask, whose cloudpickle pickles lambdas and closures by value, those too). When
 one does not (a lambda, a closure, a bound method of an open HTTP client), pickling raises
 :class:`HostFunctionNotPicklable` naming the tool and the function. Then send
 ``agent.stored()`` instead (the definition text, the images and the options: plain data that
@@ -75,6 +76,8 @@ def _checked(function: Any, what: str, tool: str, protocol: int) -> Any:
     try:
         pickle.dumps(function, protocol)
     except Exception as error:  # noqa: BLE001 - whatever pickle raised, the answer is the same
+        if _pickles_by_value(function, protocol):
+            return function
         raise HostFunctionNotPicklable(
             f"Tool '{tool}' cannot be pickled: its {what} {function!r} cannot be "
             f"({type(error).__name__}: {error}). Give a {what} that pickles (a module-level function, or "
@@ -82,6 +85,22 @@ def _checked(function: Any, what: str, tool: str, protocol: int) -> Any:
             "load_agent(**stored, request=..., executors=...) where it is unpickled."
         ) from error
     return function
+
+
+def _pickles_by_value(function: Any, protocol: int) -> bool:
+    """Whether cloudpickle, where a framework loaded it (Ray, Dask), pickles ``function`` (a lambda
+    or a closure, by value). Such frameworks pickle with it, so a function it takes travels there."""
+    import sys
+
+    for name in ("ray.cloudpickle", "cloudpickle"):
+        module = sys.modules.get(name)
+        if module is not None:
+            try:
+                module.dumps(function, protocol)
+                return True
+            except Exception:  # noqa: BLE001 - it cannot either
+                return False
+    return False
 
 
 def _host_functions(tool: AgentTool, protocol: int) -> tuple[Any, Any]:
