@@ -4,34 +4,50 @@ The Rust core (``nx_agent._native``) reads, validates and links NX IR images; ``
 its public face. Every error the package raises derives from :class:`NxError`.
 """
 
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 from ._native import __version__
 from .errors import NxError, NxIrError
-from .agent import (
-    AgentTool,
-    CancelToken,
-    compile_agent,
-    create_agent_tools,
-    evaluate_http_arguments,
-    load_agent,
-    AGENT_DEFINITION_FORMAT_VERSION,
-    FUNCTION_TOOL_ANNOTATIONS,
-    HTTP_TOOL_METHODS,
-    NX_AGENT_TOOL_CONTEXT,
-    TOOL_NAME_PATTERN,
-    WEB_SEARCH_TOOL_ANNOTATIONS,
-    NormalizeAgentResult,
-    NxAgentDiagnostic,
-    NxAgentError,
-    NxAgentToolError,
-    check_agent_tools,
-    definition_text,
-    http_tool_annotations,
-    is_http_tool_method,
-    is_tool_name,
-    normalize_agent,
-    to_snake_case,
+
+if TYPE_CHECKING:
+    from .agent import (
+        AgentTool,
+        CancelToken,
+        compile_agent,
+        create_agent_tools,
+        evaluate_http_arguments,
+        load_agent,
+        AGENT_DEFINITION_FORMAT_VERSION,
+        FUNCTION_TOOL_ANNOTATIONS,
+        HTTP_TOOL_METHODS,
+        NX_AGENT_TOOL_CONTEXT,
+        TOOL_NAME_PATTERN,
+        WEB_SEARCH_TOOL_ANNOTATIONS,
+        NormalizeAgentResult,
+        NxAgentDiagnostic,
+        NxAgentError,
+        NxAgentToolError,
+        check_agent_tools,
+        definition_text,
+        http_tool_annotations,
+        is_http_tool_method,
+        is_tool_name,
+        normalize_agent,
+        to_snake_case,
+    )
+    from .http import build_http_request
+
+# The agent layer and the HTTP builder load when one of their names is first read (nx_agent._lazy):
+# ``import nx_agent`` (and ``nx_agent.ir``) loads the native module and the errors alone.
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    globals(),
+    {
+        ".agent": ('AgentTool', 'CancelToken', 'compile_agent', 'create_agent_tools', 'evaluate_http_arguments', 'load_agent', 'AGENT_DEFINITION_FORMAT_VERSION', 'FUNCTION_TOOL_ANNOTATIONS', 'HTTP_TOOL_METHODS', 'NX_AGENT_TOOL_CONTEXT', 'TOOL_NAME_PATTERN', 'WEB_SEARCH_TOOL_ANNOTATIONS', 'NormalizeAgentResult', 'NxAgentDiagnostic', 'NxAgentError', 'NxAgentToolError', 'check_agent_tools', 'definition_text', 'http_tool_annotations', 'is_http_tool_method', 'is_tool_name', 'normalize_agent', 'to_snake_case',),
+        ".http": ("build_http_request",),
+    },
 )
-from .http import build_http_request
 
 __all__ = ["NxError", "NxIrError", "__version__", "build_http_request"]
 __all__ += [
