@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         normalize_agent,
         to_snake_case,
     )
+    from .bundle import load_bundle
     from .http import build_http_request
 
 # The agent layer and the HTTP builder load when one of their names is first read (nx_agent._lazy):
@@ -46,10 +47,11 @@ __getattr__, __dir__ = lazy_names(
     {
         ".agent": ('AgentTool', 'CancelToken', 'compile_agent', 'create_agent_tools', 'evaluate_http_arguments', 'load_agent', 'AGENT_DEFINITION_FORMAT_VERSION', 'FUNCTION_TOOL_ANNOTATIONS', 'HTTP_TOOL_METHODS', 'NX_AGENT_TOOL_CONTEXT', 'TOOL_NAME_PATTERN', 'WEB_SEARCH_TOOL_ANNOTATIONS', 'NormalizeAgentResult', 'NxAgentDiagnostic', 'NxAgentError', 'NxAgentToolError', 'check_agent_tools', 'definition_text', 'http_tool_annotations', 'is_http_tool_method', 'is_tool_name', 'normalize_agent', 'to_snake_case',),
         ".http": ("build_http_request",),
+        ".bundle": ("load_bundle",),
     },
 )
 
-__all__ = ["NxError", "NxIrError", "__version__", "build_http_request"]
+__all__ = ["NxError", "NxIrError", "__version__", "build_http_request", "load_bundle"]
 __all__ += [
     "AgentTool",
     "CancelToken",

@@ -20,7 +20,6 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import Any, Final
 
 __all__ = [
@@ -101,6 +100,8 @@ def js_number_text(value: float | int) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
+    from decimal import Decimal  # loaded by the first float written: a cold start needs none
+
     sign = "-" if value < 0 else ""
     digits_tuple, exponent = Decimal(repr(abs(value))).as_tuple()[1:]
     assert isinstance(exponent, int)

@@ -8,10 +8,10 @@ the tools not marked damaged.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._js import js_json
+from .._record import Record
 from .definition import AGENT_DEFINITION_FORMAT_VERSION
 from .describe import MISSING, describe_value, is_number
 from .diagnostics import NxAgentDiagnostic
@@ -24,13 +24,20 @@ __all__ = ["DefinitionProblems", "SUPPORTED_FORMAT_VERSIONS", "check_agent_tools
 SUPPORTED_FORMAT_VERSIONS: tuple[int, ...] = (AGENT_DEFINITION_FORMAT_VERSION,)
 
 
-@dataclass(frozen=True)
-class DefinitionProblems:
+class DefinitionProblems(Record):
     """The tools read from a definition, the indices of those too damaged to read further, and the diagnostics."""
 
+    __slots__ = ("tools", "damaged", "diagnostics")
+    _defaults: dict[str, Any] = {"damaged": frozenset(), "diagnostics": []}
+
     tools: list[Any]
-    damaged: frozenset[int] = frozenset()
-    diagnostics: list[NxAgentDiagnostic] = field(default_factory=list)
+    damaged: frozenset[int]
+    diagnostics: list[NxAgentDiagnostic]
+
+    def __init__(
+        self, tools: list[Any], damaged: frozenset[int] = frozenset(), diagnostics: list[NxAgentDiagnostic] | None = None
+    ) -> None:
+        super().__init__(tools, damaged, [] if diagnostics is None else diagnostics)
 
 
 def _is_declaration_name(value: object) -> bool:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._record import Record
 from ..errors import NxError
 from .describe import copy_json
 
@@ -41,8 +41,7 @@ NxAgentDiagnosticCode = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class NxAgentDiagnostic:
+class NxAgentDiagnostic(Record):
     """One problem found before any tool runs.
 
     ``path`` is where it is inside the agent (``tools[1]``, ``""`` for the agent itself); ``tool``
@@ -50,12 +49,26 @@ class NxAgentDiagnostic:
     diagnostic about a tool's function is about (``span`` as the schema source answered it).
     """
 
+    __slots__ = ("severity", "code", "message", "path", "tool", "declaration")
+    _defaults = {"tool": None, "declaration": None}
+
     severity: Severity
     code: str
     message: str
     path: str
-    tool: str | None = None
-    declaration: Mapping[str, Any] | None = None
+    tool: str | None
+    declaration: Mapping[str, Any] | None
+
+    def __init__(
+        self,
+        severity: Severity,
+        code: str,
+        message: str,
+        path: str,
+        tool: str | None = None,
+        declaration: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(severity, code, message, path, tool, declaration)
 
     def to_dict(self) -> dict[str, Any]:
         """The diagnostic as the reference writes it: ``severity, code, message, path, tool?, declaration?``."""

@@ -34,7 +34,7 @@ from ..errors import NxError
 if TYPE_CHECKING:
     from .._native import Program
     from .call import PreparedCall
-    from .compile import LoadedAgent
+    from .load import LoadedAgent
     from .execute import AgentTool
 
 __all__ = ["HostFunctionNotPicklable", "stored_arguments"]
@@ -167,7 +167,7 @@ def reduce_agent(agent: LoadedAgent, protocol: int) -> tuple[Any, ...]:
 def _restore_agent(
     definition: dict[str, Any], program: Program, options: Mapping[str, Any], request: Any, executors: Any
 ) -> LoadedAgent:
-    from .compile import LoadedAgent
+    from .load import LoadedAgent
     from .create import create_agent_tools
 
     tools = create_agent_tools(definition, program, request=request, executors=executors, **options)
@@ -177,7 +177,7 @@ def _restore_agent(
 def stored_arguments(agent: LoadedAgent) -> dict[str, Any]:
     """``load_agent``'s arguments for ``agent`` without the host's functions: the definition text,
     the images (the built-in prelude aside) and the options. Plain data, so it always pickles."""
-    from .compile import PRELUDE
+    from .load import PRELUDE
     from .definition import definition_text
 
     images = {m.identity: m.to_bytes() for m in agent.program.modules if m.identity != PRELUDE}
