@@ -67,8 +67,8 @@ def test_bundle_bytes_round_trip_without_descriptions() -> None:
         (lambda doc: json.dumps([1]).encode(), "not an nx-agent-bundle"),
         (lambda doc: json.dumps({**doc, "version": 2}).encode(), "version is 2"),
         (lambda doc: json.dumps({**doc, "images": []}).encode(), r"'images' \(an object\)"),
-        (lambda doc: json.dumps({**doc, "images": {"main.nx": "***"}}).encode(), "not base64"),
-        (lambda doc: json.dumps({**doc, "images": {"main.nx": 5}}).encode(), "not base64"),
+        (lambda doc: json.dumps({**doc, "images": {"main.nx": "zz"}}).encode(), "not hex"),
+        (lambda doc: json.dumps({**doc, "images": {"main.nx": 5}}).encode(), "not hex"),
     ],
 )
 def test_a_damaged_bundle_is_refused_with_a_code(change: Any, message: str) -> None:
@@ -142,3 +142,10 @@ def test_the_serverless_handler_in_a_fresh_process(bundle: Path, tmp_path: Path)
     assert json.loads(answers[len(CALLS) + 1]["body"])["error"]["code"] == "invalid-request"
     assert answers[-2]["error"]["code"] == "invalid-request" and answers[-1]["error"]["code"] == "invalid-request"
     assert "httpx" not in out["modules"]  # no http tool was called: the client was never made
+
+
+def test_the_format_versions_a_check_reads_are_the_definition_format() -> None:
+    from nx_agent.agent.check import SUPPORTED_FORMAT_VERSIONS
+    from nx_agent.agent.definition import AGENT_DEFINITION_FORMAT_VERSION
+
+    assert SUPPORTED_FORMAT_VERSIONS == (AGENT_DEFINITION_FORMAT_VERSION,)

@@ -4,12 +4,13 @@ The Rust core (``nx_agent._native``) reads, validates and links NX IR images; ``
 its public face. Every error the package raises derives from :class:`NxError`.
 """
 
-from typing import TYPE_CHECKING
-
 from ._lazy import lazy_names
 from ._native import __version__
 from .errors import NxError, NxIrError
 
+# Not ``typing.TYPE_CHECKING``: importing typing costs a cold start milliseconds where nothing
+# loaded it yet. Type checkers read a module-level ``TYPE_CHECKING`` as true all the same.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .agent import (
         AgentTool,

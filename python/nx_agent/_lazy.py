@@ -5,7 +5,10 @@ layer or the HTTP builder only when one of their names is read."""
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+
+TYPE_CHECKING = False  # not typing's: see nx_agent/__init__.py
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 def lazy_names(package: str, namespace: dict[str, Any], modules: dict[str, tuple[str, ...]]) -> tuple[

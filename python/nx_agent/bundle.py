@@ -4,7 +4,7 @@ A bundle is a JSON document (UTF-8)::
 
     {"format": "nx-agent-bundle", "version": 1, "entry": "main.nx",
      "definition": {...the stored definition...},
-     "images": {"main.nx": "<base64 of the image>", ...},
+     "images": {"main.nx": "<the image's bytes in hex>", ...},
      "descriptions": {...}}                       # optional: the descriptions document
 
 ``nx-agent compile ... --bundle -o agent.bundle.json`` writes one (:func:`bundle_bytes` in
@@ -20,8 +20,6 @@ one loads with the first call of an ``http`` tool): it is the serverless cold-st
 from __future__ import annotations
 
 import json
-from binascii import Error as Base64Error
-from binascii import a2b_base64, b2a_base64
 from typing import TYPE_CHECKING, Any
 
 from .errors import NxError
@@ -54,7 +52,8 @@ def bundle_bytes(compiled: CompiledAgent, *, descriptions: Any = None, entry: st
         "version": BUNDLE_VERSION,
         "entry": entry or compiled.program.entry.identity,
         "definition": compiled.definition,
-        "images": {identity: b2a_base64(image, newline=False).decode("ascii") for identity, image in compiled.images.items()},
+        # Hex, not base64: bytes.fromhex needs no module loaded (binascii is a shared library to open).
+        "images": {identity: image.hex() for identity, image in compiled.images.items()},
     }
     if descriptions is not None:
         document["descriptions"] = descriptions
@@ -82,14 +81,12 @@ def read_bundle(source: bytes | str | PathLike[str]) -> dict[str, Any]:
         raise BundleError("A bundle holds 'entry' (a string), 'definition' (an object) and 'images' (an object).")
     decoded: dict[str, bytes] = {}
     for identity, text in images.items():
-        # Read strictly (the decoder skips stray characters): the text must be what writing its bytes gives.
         try:
-            encoded = text.encode("ascii") if isinstance(text, str) else b"!"
-            image = a2b_base64(encoded)
-        except (Base64Error, UnicodeEncodeError):
-            image, encoded = b"", b"!"
-        if b2a_base64(image, newline=False) != encoded:
-            raise BundleError(f"The image '{identity}' of the bundle is not base64 text.")
+            image = bytes.fromhex(text) if isinstance(text, str) else None
+        except ValueError:
+            image = None
+        if image is None:
+            raise BundleError(f"The image '{identity}' of the bundle is not hex text.")
         decoded[identity] = image
     parts: dict[str, Any] = {"entry": entry, "definition": definition, "images": decoded}
     if "descriptions" in document:

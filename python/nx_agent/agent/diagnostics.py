@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from .._record import Record
 from ..errors import NxError
-from .describe import copy_json
 
 __all__ = [
     "NxAgentDiagnostic",
@@ -81,6 +80,8 @@ class NxAgentDiagnostic(Record):
         if self.tool is not None:
             out["tool"] = self.tool
         if self.declaration is not None:
+            from .describe import copy_json
+
             out["declaration"] = copy_json(self.declaration)
         return out
 

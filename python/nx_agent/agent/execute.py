@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .._record import Record
 from ..ir import NxIrError, call_function
-from .cancel import CancelToken
-from .describe import describe_value
-from .diagnostics import NxAgentToolError
 from .call import PreparedCall
-from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage, failure, usage_of
+from .results import failure, usage_of
+
+if TYPE_CHECKING:
+    from .cancel import CancelToken
+    from .diagnostics import NxAgentToolError
+    from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage
 
 __all__ = [
     "AgentExecutor",
@@ -128,6 +130,8 @@ def _absorb_cancellation() -> None:
 def _raised(error: Exception, default_code: str) -> ToolFailure:
     """A host function's exception as a failed result: an :class:`NxAgentToolError` keeps its code,
     message, diagnostics and limit; anything else gets ``default_code`` and its text."""
+    from .diagnostics import NxAgentToolError  # a host function raised: not the common path
+
     if isinstance(error, NxAgentToolError):
         diagnostics = getattr(error, "diagnostics", None)
         limit = getattr(error, "limit", None)
@@ -339,6 +343,8 @@ class HttpAgentTool(_ExecutableTool):
         value = evaluated.value
         name = self.definition["name"]
         if not (isinstance(value, dict) and value.get("$type") == "HttpArguments"):
+            from .describe import describe_value
+
             return failure(
                 "invalid-request",
                 f"Tool '{name}': its arguments function '{self._function_name}' of module "

@@ -14,9 +14,12 @@ Each check holds the validator compiled for the schema once, when the tool is ma
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .results import ToolFailure, failure
+from .results import failure
+
+if TYPE_CHECKING:
+    from .results import ToolFailure
 
 __all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "schema_refusal"]
 
