@@ -92,7 +92,7 @@ def actor_pool(
     from ray.util import ActorPool
 
     shared = ray.put(agent)
-    return ActorPool([ToolActor.remote(shared, make_host) for _ in range(size)])  # type: ignore[attr-defined]
+    return ActorPool([ToolActor.remote(shared, make_host) for _ in range(size)])
 
 
 def map_calls(pool: ray.util.ActorPool, calls: Iterable[Call], *, batch: int = 64) -> list[Any]:
@@ -146,4 +146,5 @@ def deployment(
     Run it with ``serve.run(app, route_prefix="/tools")``."""
     from ray import serve
 
-    return serve.deployment(_ToolEndpoint, name=name, **options).bind(agent, make_host)
+    made: Any = serve.deployment(_ToolEndpoint, name=name, **options)
+    return made.bind(agent, make_host)

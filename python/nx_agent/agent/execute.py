@@ -29,6 +29,8 @@ from .call import PreparedCall
 from .results import failure, usage_of
 
 if TYPE_CHECKING:
+    from typing import TypeGuard
+
     from .cancel import CancelToken
     from .diagnostics import NxAgentToolError
     from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage
@@ -72,7 +74,7 @@ class ToolCallContext(Record):
         super().__init__(call_id, context, cancel)
 
 
-def _is_awaitable(value: object) -> bool:
+def _is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
     """What ``inspect.isawaitable`` answers, without loading ``inspect`` for the common answers: a
     native coroutine or any object whose type has ``__await__`` is; a generator is when
     ``types.coroutine`` made it one (``inspect`` decides); nothing else is."""

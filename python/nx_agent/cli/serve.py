@@ -6,10 +6,17 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from .output import EXIT_MISSING_EXTRA, EXIT_OK, CliError, Output
+from .output import EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE, CliError, Output
 
 
 def _cmd_serve(args: argparse.Namespace, out: Output) -> int:
+    if args.workers < 1 or (args.workers > 1 and not (args.http and args.stateless)):
+        raise CliError(
+            "--workers N (N > 1) needs --http --stateless: a stateful session lives in the one process "
+            "that created it, so several processes need sticky sessions, which one port cannot give",
+            code="nx-agent-cli-usage",
+            exit_code=EXIT_USAGE,
+        )
     try:
         from ..mcp.command import run_serve
     except ImportError as error:
@@ -37,4 +44,9 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser] = ()) -> N
     serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any free port)")
     serve.add_argument("--host-config", help="host configuration file (default: $NX_AGENT_HOST_CONFIG)")
     serve.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    # Horizontal scaling (nx_agent.mcp.workers).
+    serve.add_argument("--stateless", action="store_true",
+                       help="with --http: the SDK's stateless mode (no session; any replica answers any request)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="with --http --stateless: N processes on the one port (default 1)")
     serve.set_defaults(run=_cmd_serve)
