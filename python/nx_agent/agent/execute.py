@@ -116,7 +116,11 @@ def _current_task_cancelling() -> bool:
     except RuntimeError:
         return False
     cancelling = getattr(task, "cancelling", None)
-    return bool(cancelling()) if cancelling is not None else False
+    if cancelling is not None:
+        return bool(cancelling())
+    # Python 3.10: no Task.cancelling(); a cancel() of the running task is held in _must_cancel
+    # until its next await (scripts/wheels.py found the gap on 3.10).
+    return bool(getattr(task, "_must_cancel", False))
 
 
 def _absorb_cancellation() -> None:
