@@ -5,7 +5,8 @@
 Each Python is an interpreter with one build of nx-agent installed (``scripts/wheels.py --abi3``
 makes both). A round runs the timing script once in each, in turn first; a cell is the median
 over the rounds of each round's best-of-repeats, and the ratio is abi3 / full (above 1: abi3 is
-slower). Workloads: the bundled example's ``findPlans(5)`` by position (``evaluate_function``,
+slower); the ratio is the median of the rounds' own ratios (each round pairs the two builds
+within seconds, so a change in a shared machine's load moves both alike). Workloads: the bundled example's ``findPlans(5)`` by position (``evaluate_function``,
 metered), the same as an agent tool's ``execute``, and the squares of 0..n-1 as a list under a
 budget at n = 10^5 and 10^6 (benches/programs.py), where the result list is written item by item.
 """
@@ -72,13 +73,18 @@ def main(argv: list[str] | None = None) -> None:
             python = getattr(options, build)
             done = subprocess.run([python, "-c", TIMING, str(HERE)], capture_output=True, text=True, check=True)
             runs[build].append(json.loads(done.stdout))
-    print("| workload | full C API | abi3 | abi3 / full |")
+    print(f"{options.rounds} rounds, interleaved")
+    print("| workload | full C API | abi3 | abi3 / full (median of the rounds' ratios; lowest, highest) |")
     print("|---|---|---|---|")
     for workload in runs["full"][0]:
         full = statistics.median(r[workload] for r in runs["full"])
         abi3 = statistics.median(r[workload] for r in runs["abi3"])
+        ratios = [a[workload] / f[workload] for f, a in zip(runs["full"], runs["abi3"])]
         unit, scale = ("µs", 1e6) if full < 1e-3 else ("ms", 1e3)
-        print(f"| {workload} | {full * scale:.2f} {unit} | {abi3 * scale:.2f} {unit} | {abi3 / full:.3f} |")
+        print(
+            f"| {workload} | {full * scale:.2f} {unit} | {abi3 * scale:.2f} {unit} | "
+            f"{statistics.median(ratios):.3f} ({min(ratios):.2f}, {max(ratios):.2f}) |"
+        )
 
 
 if __name__ == "__main__":

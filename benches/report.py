@@ -389,9 +389,11 @@ def _cold_start(results: Results) -> list[str]:
         "A fresh interpreter (`python -c`) per round: import, load the bundled example "
         "(`nx_agent.examples`: plans filtered by seats), first call `findPlans(5)`, print the "
         "result as JSON; the answer is checked. The peers load the same example written for them. "
-        "Each round runs a fresh `python -c pass` just before the engine's process; a row's cost is "
-        "the median over the rounds of (engine process − that round's `pass`), so a change in the "
-        "shared machine's load moves both halves of a pair alike.",
+        "The process column is the median of 10 rounds of the engine alone. The cost over the floor is "
+        "paired and interleaved: in each of 25 rounds every engine runs once (the order rotating), each "
+        "right after a fresh `python -c pass`, and a row's figure is the median over the rounds of "
+        "(engine process − its `pass`), so that a change in the shared machine's load moves both "
+        "halves of a pair, and every engine, alike.",
         "",
     ]
     ours = results.find("cold_start", COLD_NX)

@@ -41,7 +41,7 @@ PEERS: list[Peer] = [PythonFloor(), Cel(), Starlark(), Lua(), Wasm(), SimpleEval
 LIBRARY = nx.agent_library_program()
 LOOPS = nx.loops_program()
 #: Rounds of each cold start (a fresh interpreter each).
-COLD_ROUNDS = 20
+COLD_ROUNDS = 10
 #: Workload 5: tasks shared out to the pool; each is one `spin` execute or CALLS `find_plans` executes.
 TASKS = 8
 CALLS = 500
@@ -196,35 +196,53 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+#: Rounds of the interleaved pairs (each round: every engine once, each right after its own
+#: `python -c pass`).
+COLD_PAIR_ROUNDS = 25
+
+
+def _cold_process(script: str, artifacts: Path) -> tuple[float, str]:
+    began = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(artifacts)], capture_output=True, text=True, check=True, env=COLD_ENV
+    )
+    return time.perf_counter() - began, done.stdout
+
+
+@pytest.fixture(scope="module")
+def cold_pairs(artifacts: Path) -> dict[str, list[float]]:
+    """What each engine's process adds to a `python -c pass` run just before it, round by round,
+    every engine in each round (the order rotating), so that all engines meet the same load."""
+    engines = list(SCRIPTS)
+    added: dict[str, list[float]] = {engine: [] for engine in engines}
+    for script, _ in SCRIPTS.values():  # warm every engine's files once
+        _cold_process(script, artifacts)
+    for round_ in range(COLD_PAIR_ROUNDS):
+        shift = round_ % len(engines)
+        for engine in engines[shift:] + engines[:shift]:
+            floor, _ = _cold_process("pass", artifacts)
+            took, _ = _cold_process(SCRIPTS[engine][0], artifacts)
+            added[engine].append(took - floor)
+    return added
+
+
 @pytest.mark.benchmark(group="cold_start")
 @pytest.mark.parametrize("engine", list(SCRIPTS))
-def test_cold_start(benchmark: Any, engine: str, artifacts: Path) -> None:
-    """Each round is a pair: a fresh `python -c pass` (untimed by pytest-benchmark, its setup) and
-    then the engine's fresh process. The pair's difference is what the engine adds to the floor;
-    pairing each round with its own floor cancels most of the drift of a shared machine's load, so
-    the report takes the median of the differences (`extra_info["over_floor"]`)."""
+def test_cold_start(benchmark: Any, engine: str, artifacts: Path, cold_pairs: dict[str, list[float]]) -> None:
+    """The process time of each engine (pytest-benchmark's rounds), and what it adds to the floor:
+    the median over `cold_pairs`' rounds of (engine process − the `python -c pass` just before it).
+    Pairing each process with its own floor, and interleaving the engines, cancels most of the
+    drift of a shared machine's load; the report takes the paired figure (`extra_info["over_floor"]`)."""
     script, note = SCRIPTS[engine]
-    floors: list[float] = []
-    times: list[float] = []
-
-    def floor() -> None:
-        began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True, env=COLD_ENV)
-        floors.append(time.perf_counter() - began)
 
     def run() -> str:
-        began = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-c", script, str(artifacts)], capture_output=True, text=True, check=True, env=COLD_ENV
-        )
-        times.append(time.perf_counter() - began)
-        return done.stdout
+        return _cold_process(script, artifacts)[1]
 
-    out = benchmark.pedantic(run, setup=floor, rounds=COLD_ROUNDS, iterations=1, warmup_rounds=1)
+    out = benchmark.pedantic(run, rounds=COLD_ROUNDS, iterations=1, warmup_rounds=1)
     if engine != "python -c pass":
         assert json.loads(out) == workloads.EXAMPLE_RESULT
-    pairs = [engine_time - floor_time for engine_time, floor_time in zip(times[1:], floors[1:])]  # warm-up dropped
-    record(benchmark, "cold_start", engine, note=note, over_floor=statistics.median(pairs), floor=statistics.median(floors[1:]))
+    record(benchmark, "cold_start", engine, note=note, over_floor=statistics.median(cold_pairs[engine]),
+           pair_rounds=len(cold_pairs[engine]))
 
 
 # --- Workload 5: throughput of `execute` from 1 and 2 threads sharing one program ------------
