@@ -76,7 +76,7 @@ def _checked(function: Any, what: str, tool: str, protocol: int) -> Any:
     try:
         pickle.dumps(function, protocol)
     except Exception as error:  # noqa: BLE001 - whatever pickle raised, the answer is the same
-        if _pickles_by_value(function, protocol):
+        if _pickled_by_cloudpickle():
             return function
         raise HostFunctionNotPicklable(
             f"Tool '{tool}' cannot be pickled: its {what} {function!r} cannot be "
@@ -87,19 +87,17 @@ def _checked(function: Any, what: str, tool: str, protocol: int) -> Any:
     return function
 
 
-def _pickles_by_value(function: Any, protocol: int) -> bool:
-    """Whether cloudpickle, where a framework loaded it (Ray, Dask), pickles ``function`` (a lambda
-    or a closure, by value). Such frameworks pickle with it, so a function it takes travels there."""
+def _pickled_by_cloudpickle() -> bool:
+    """Whether the pickling under way is cloudpickle's (Ray's, Dask's): its ``dump`` is a Python
+    frame above this one, where the standard pickler has none. cloudpickle pickles lambdas and
+    closures by value, so a function it takes travels there."""
     import sys
 
-    for name in ("ray.cloudpickle", "cloudpickle"):
-        module = sys.modules.get(name)
-        if module is not None:
-            try:
-                module.dumps(function, protocol)
-                return True
-            except Exception:  # noqa: BLE001 - it cannot either
-                return False
+    frame = sys._getframe(1)
+    while frame is not None:
+        if "cloudpickle" in str(frame.f_globals.get("__name__", "")):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
     return False
 
 
