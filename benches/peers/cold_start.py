@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from nx_agent import examples, ir
+from nx_agent.bundle import bundle_bytes
 
 from . import workloads
 
@@ -30,6 +31,37 @@ EXAMPLE_WAT = r"""
     (local.get $mask))
 )
 """
+
+#: The example's `plans/main.nx` as an agent: the same `findPlans`, and a `root` whose Agent has it
+#: as its one function tool (`find_plans`), for the agent path's cold start.
+PLANS_AGENT = """module plans/main.nx fingerprint 371057546313887145
+links plans/catalog.nx version "1" fingerprint 1644848368025960627
+links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671
+requires function-values-v1
+entrypoints functions [findPlans root] components []
+
+function findPlans(teamSize: int) =
+  for plan in plans/catalog.nx:plans yield
+    if (plan.seats ge teamSize) then
+      plan
+
+function root(): @nx/agent/agent.nx:Agent =
+  <@nx/agent/agent.nx:Agent name="plans" tools=<@nx/agent/agent.nx:FunctionTool function=findPlans />>
+    "Finds the plans that fit a team."
+  </@nx/agent/agent.nx:Agent>
+"""
+PLANS_DESCRIPTIONS = {
+    "modules": {
+        "plans/main.nx": {
+            "functions": {
+                "findPlans": {
+                    "description": "The plans with at least as many seats as the team has people.",
+                    "parameters": {"teamSize": "How many people the team has."},
+                }
+            }
+        }
+    }
+}
 
 _CATALOG = json.dumps(workloads.CATALOG)
 _PRINT = "import json, sys; print(json.dumps(result))"
@@ -64,9 +96,21 @@ result = ir.evaluate_function(program, "findPlans", (5,), max_operations={worklo
 """,
         "import nx_agent.ir, prepare_module of the two prebuilt images, link_program, first call",
     ),
+    "nx-agent (agent bundle)": (
+        """
+import sys
+from nx_agent import load_bundle
+agent = load_bundle(sys.argv[1] + "/plans.bundle.json")
+result = agent["find_plans"].execute({"teamSize": 5}, call_id="c1")["output"]
+"""
+        + _PRINT,
+        "import nx_agent, load_bundle (one file: definition and two images; tools created, definition "
+        "checked), first execute of the function tool",
+    ),
     "nx-agent (examples.link_example)": (
         f"""
 from nx_agent import examples, ir
+from nx_agent.bundle import bundle_bytes
 result = ir.evaluate_function(examples.link_example(), "findPlans", (5,), max_operations={workloads.SMALL_BUDGET}).value
 {_PRINT}
 """,
@@ -172,6 +216,16 @@ def prepare_artifacts(folder: Path) -> None:
         links = [examples.text(other) for other in examples.MODULES if other != identity]
         image = ir.assemble(examples.text(identity), version=version, links=links)
         (folder / names[identity]).write_bytes(image)
+    from nx_agent.agent import compile_agent
+
+    library = examples.library_text()
+    agent_images = {
+        "plans/main.nx": ir.assemble(PLANS_AGENT, links=[examples.text("plans/catalog.nx"), library]),
+        "plans/catalog.nx": ir.assemble(examples.text("plans/catalog.nx"), version="1", links=[PLANS_AGENT]),
+        "@nx/agent/agent.nx": ir.assemble(library, version="b06c00c30be50ada", links=[PLANS_AGENT]),
+    }
+    compiled = compile_agent(agent_images, entry="plans/main.nx", descriptions=PLANS_DESCRIPTIONS)
+    (folder / "plans.bundle.json").write_bytes(bundle_bytes(compiled))
     config = wasmtime.Config()
     config.consume_fuel = True
     module = wasmtime.Module(wasmtime.Engine(config), EXAMPLE_WAT)

@@ -20,7 +20,6 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import Any, Final
 
 __all__ = [
@@ -38,34 +37,27 @@ __all__ = [
 ]
 
 
-class _Missing:
-    """The type of :data:`MISSING`: one instance, false in a condition."""
-
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-MISSING: Final = _Missing()
-"""An absent value: what ``mapping.get(key, MISSING)`` answers for a key that is not there."""
+from ._missing import MISSING, _Missing  # noqa: E402 - re-exported: the one sentinel
 
 # ECMAScript WhiteSpace and LineTerminator: what String.prototype.trim removes.
 _JS_WHITESPACE: Final = (
     "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_SURROGATE_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
-_ARRAY_INDEX: Final = re.compile(r"0|[1-9][0-9]{0,9}")
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(source: str) -> re.Pattern[str]:
+    """``source`` compiled on first use (a cold start compiles none of these)."""
+    pattern = _PATTERNS.get(source)
+    if pattern is None:
+        pattern = _PATTERNS[source] = re.compile(source)
+    return pattern
+
+
+_SURROGATE: Final = "[\ud800-\udfff]"
+_SURROGATE_PAIR: Final = "[\ud800-\udbff][\udc00-\udfff]"
+_ARRAY_INDEX: Final = r"0|[1-9][0-9]{0,9}"
 _MAX_ARRAY_INDEX: Final = 2**32 - 2
 
 
@@ -101,6 +93,8 @@ def js_number_text(value: float | int) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
+    from decimal import Decimal  # loaded by the first float written: a cold start needs none
+
     sign = "-" if value < 0 else ""
     digits_tuple, exponent = Decimal(repr(abs(value))).as_tuple()[1:]
     assert isinstance(exponent, int)
@@ -132,14 +126,14 @@ def _join_pair(match: re.Match[str]) -> str:
 def json_quote(value: str) -> str:
     """``JSON.stringify(value)`` of a string: a surrogate pair is one character, a lone surrogate ``\\udxxx``."""
     text = json.dumps(value, ensure_ascii=False)
-    if _SURROGATE.search(text) is None:
+    if _compiled(_SURROGATE).search(text) is None:
         return text
-    return _SURROGATE.sub(_escape_lone_surrogate, _SURROGATE_PAIR.sub(_join_pair, text))
+    return _compiled(_SURROGATE).sub(_escape_lone_surrogate, _compiled(_SURROGATE_PAIR).sub(_join_pair, text))
 
 
 def is_array_index(key: str) -> bool:
     """Whether ``key`` is an array index (``"0"``, ``"17"``, at most 2³² − 2), which JavaScript orders first."""
-    return _ARRAY_INDEX.fullmatch(key) is not None and int(key) <= _MAX_ARRAY_INDEX
+    return _compiled(_ARRAY_INDEX).fullmatch(key) is not None and int(key) <= _MAX_ARRAY_INDEX
 
 
 def js_key_order(keys: Iterable[str]) -> list[str]:

@@ -8,40 +8,69 @@ value readings, over the package's shared ``nx_agent._js``), ``normalize`` (``no
 ``load_agent``).
 """
 
-from .annotations import (
-    FUNCTION_TOOL_ANNOTATIONS,
-    HTTP_TOOL_METHODS,
-    WEB_SEARCH_TOOL_ANNOTATIONS,
-    http_tool_annotations,
-    is_http_tool_method,
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
+
+if TYPE_CHECKING:
+    from .annotations import (
+        FUNCTION_TOOL_ANNOTATIONS,
+        HTTP_TOOL_METHODS,
+        WEB_SEARCH_TOOL_ANNOTATIONS,
+        http_tool_annotations,
+        is_http_tool_method,
+    )
+    from .cancel import CancelToken
+    from .check import check_agent_tools
+    from .classify import classify_runtime_failure
+    from .compile import CompiledAgent, LoadedAgent, compile_agent, load_agent
+    from .create import AgentExecutorError, create_agent_tools, evaluate_http_arguments
+    from .execute import AgentTool, FunctionAgentTool, HostAgentTool, HttpAgentTool, ToolCallContext
+    from .limits import (
+        NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+        NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+        NX_AGENT_DEFAULT_MAX_OPERATIONS,
+        AgentOptionError,
+    )
+    from .results import ToolError, ToolFailure, ToolResult, ToolSuccess, ToolUsage
+    from .definition import (
+        AGENT_DEFINITION_FORMAT_VERSION,
+        NX_AGENT_TOOL_CONTEXT,
+        PACKAGE_TOOL_KINDS,
+        definition_text,
+        is_function_tool,
+        is_http_tool,
+        is_provider_tool,
+    )
+    from .diagnostics import NxAgentDiagnostic, NxAgentError, NxAgentToolError
+    from .host_tools import ToolDescriber, ToolDescriberContext
+    from .names import TOOL_NAME_PATTERN, TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
+    from .normalize import NormalizeAgentResult, normalize_agent
+    from .tool_functions import AgentSchemaSource
+
+# Loaded when first read (nx_agent._lazy): a host that only runs tools never loads normalize.
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    globals(),
+    {
+        ".annotations": ('FUNCTION_TOOL_ANNOTATIONS', 'HTTP_TOOL_METHODS', 'WEB_SEARCH_TOOL_ANNOTATIONS', 'http_tool_annotations', 'is_http_tool_method',),
+        ".cancel": ('CancelToken',),
+        ".check": ('check_agent_tools',),
+        ".classify": ('classify_runtime_failure',),
+        ".compile": ('CompiledAgent', 'compile_agent',),
+        ".load": ('LoadedAgent', 'load_agent',),
+        ".create": ('AgentExecutorError', 'create_agent_tools', 'evaluate_http_arguments',),
+        ".execute": ('AgentTool', 'FunctionAgentTool', 'HostAgentTool', 'HttpAgentTool', 'ToolCallContext',),
+        ".limits": ('NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE', 'NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE', 'NX_AGENT_DEFAULT_MAX_OPERATIONS', 'AgentOptionError',),
+        ".results": ('ToolError', 'ToolFailure', 'ToolResult', 'ToolSuccess', 'ToolUsage',),
+        ".definition": ('AGENT_DEFINITION_FORMAT_VERSION', 'NX_AGENT_TOOL_CONTEXT', 'PACKAGE_TOOL_KINDS', 'definition_text', 'is_function_tool', 'is_http_tool', 'is_provider_tool',),
+        ".diagnostics": ('NxAgentDiagnostic', 'NxAgentError', 'NxAgentToolError',),
+        ".host_tools": ('ToolDescriber', 'ToolDescriberContext',),
+        ".names": ('TOOL_NAME_PATTERN', 'TOOL_NAME_PATTERN_SOURCE', 'is_tool_name', 'to_snake_case',),
+        ".normalize": ('NormalizeAgentResult', 'normalize_agent',),
+        ".tool_functions": ('AgentSchemaSource',),
+    },
 )
-from .cancel import CancelToken
-from .check import check_agent_tools
-from .classify import classify_runtime_failure
-from .compile import CompiledAgent, LoadedAgent, compile_agent, load_agent
-from .create import AgentExecutorError, create_agent_tools, evaluate_http_arguments
-from .execute import AgentTool, FunctionAgentTool, HostAgentTool, HttpAgentTool, ToolCallContext
-from .limits import (
-    NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
-    NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    NX_AGENT_DEFAULT_MAX_OPERATIONS,
-    AgentOptionError,
-)
-from .results import ToolError, ToolFailure, ToolResult, ToolSuccess, ToolUsage
-from .definition import (
-    AGENT_DEFINITION_FORMAT_VERSION,
-    NX_AGENT_TOOL_CONTEXT,
-    PACKAGE_TOOL_KINDS,
-    definition_text,
-    is_function_tool,
-    is_http_tool,
-    is_provider_tool,
-)
-from .diagnostics import NxAgentDiagnostic, NxAgentError, NxAgentToolError
-from .host_tools import ToolDescriber, ToolDescriberContext
-from .names import TOOL_NAME_PATTERN, TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
-from .normalize import NormalizeAgentResult, normalize_agent
-from .tool_functions import AgentSchemaSource
 
 __all__ = [
     "AgentExecutorError",

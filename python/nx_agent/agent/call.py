@@ -14,18 +14,23 @@ the tool's input schema (after dropping context keys), and only then calls the r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..ir import Evaluation, NxIrError, Program, call_function, measure_input_size
-from .classify import classify_runtime_failure
 from .context import context_record, missing_context_message, plain_copy
-from .input_check import InputCheck
 from .limits import CallLimits
-from .results import ToolFailure, failure, usage_of
+from .results import failure, usage_of
+
+if TYPE_CHECKING:
+    from .input_check import InputCheck
+    from .results import ToolFailure
 
 __all__ = ["CallOutcome", "PreparedCall"]
 
-CallOutcome = Union[Evaluation, ToolFailure]
+if TYPE_CHECKING:
+    CallOutcome = Union[Evaluation, ToolFailure]
+else:
+    CallOutcome = Union[Evaluation, dict]  # the same at run time: a failed result is a dict
 """An :class:`~nx_agent.ir.Evaluation` (the call succeeded) or a failed result (a ``dict``)."""
 
 
@@ -33,6 +38,7 @@ class PreparedCall:
     """Calls of one function for one tool: :meth:`run` answers an evaluation or a failed result."""
 
     __slots__ = (
+        "call_limits",
         "check",
         "context_parameters",
         "function",
@@ -62,6 +68,8 @@ class PreparedCall:
         self.context_parameters = tuple(context_parameters)
         self._context_names = frozenset(self.context_parameters)
         self.tool_name = tool_name
+        #: The limits it was made with (a pickled tool is made again with them).
+        self.call_limits = limits
         self.max_arguments_size = limits.max_arguments_size
         self.max_context_size = limits.max_context_size
         self.limits = limits.runtime_limits(reference, self.context_parameters)
@@ -151,6 +159,8 @@ class PreparedCall:
 
     def _failed(self, error: NxIrError) -> ToolFailure:
         """A runtime failure, classified from its diagnostics, with what the call used."""
+        from .classify import classify_runtime_failure  # a failure's path only
+
         classified = classify_runtime_failure(error.diagnostics, self._context_names)
         native_usage = getattr(error, "usage", None)
         return failure(

@@ -8,29 +8,53 @@ the tools not marked damaged.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._js import js_json
-from .definition import AGENT_DEFINITION_FORMAT_VERSION
-from .describe import MISSING, describe_value, is_number
-from .diagnostics import NxAgentDiagnostic
+from .._missing import MISSING
+from .._record import Record
 
 if TYPE_CHECKING:
     from .._native import Program
+    from .diagnostics import NxAgentDiagnostic
 
 __all__ = ["DefinitionProblems", "SUPPORTED_FORMAT_VERSIONS", "check_agent_tools", "definition_problems", "tool_shape_problem"]
 
-SUPPORTED_FORMAT_VERSIONS: tuple[int, ...] = (AGENT_DEFINITION_FORMAT_VERSION,)
+#: agent/definition.py's AGENT_DEFINITION_FORMAT_VERSION (tests/test_bundle.py holds them equal),
+#: written here so that a check loads no definition module.
+SUPPORTED_FORMAT_VERSIONS: tuple[int, ...] = (1,)
 
 
-@dataclass(frozen=True)
-class DefinitionProblems:
+class DefinitionProblems(Record):
     """The tools read from a definition, the indices of those too damaged to read further, and the diagnostics."""
 
+    __slots__ = ("tools", "damaged", "diagnostics")
+    _defaults: dict[str, Any] = {"damaged": frozenset(), "diagnostics": []}
+
     tools: list[Any]
-    damaged: frozenset[int] = frozenset()
-    diagnostics: list[NxAgentDiagnostic] = field(default_factory=list)
+    damaged: frozenset[int]
+    diagnostics: list[NxAgentDiagnostic]
+
+    def __init__(
+        self, tools: list[Any], damaged: frozenset[int] = frozenset(), diagnostics: list[NxAgentDiagnostic] | None = None
+    ) -> None:
+        super().__init__(tools, damaged, [] if diagnostics is None else diagnostics)
+
+
+def _diagnostic(*fields: Any) -> NxAgentDiagnostic:
+    from .diagnostics import NxAgentDiagnostic  # the problems' path only
+
+    return NxAgentDiagnostic(*fields)
+
+
+def describe_value(value: object) -> str:
+    """How a message shows a value (:func:`nx_agent._js.describe_value`), loaded for a message only."""
+    from .._js import describe_value as describe
+
+    return describe(value)
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_declaration_name(value: object) -> bool:
@@ -95,7 +119,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
         tools = list(definition)
     elif not isinstance(definition, Mapping):
         diagnostics.append(
-            NxAgentDiagnostic(
+            _diagnostic(
                 "error",
                 "nx-agent-invalid-definition",
                 f"The definition is {describe_value(definition)}, not a definition or a list of tools.",
@@ -106,10 +130,12 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
     else:
         version = definition.get("formatVersion", MISSING)
         if not _is_supported_version(version):
+            from .._js import js_json
+
             shown = js_json(version)
             supported = ", ".join(str(one) for one in SUPPORTED_FORMAT_VERSIONS)
             diagnostics.append(
-                NxAgentDiagnostic(
+                _diagnostic(
                     "error",
                     "nx-agent-unsupported-format",
                     f"The definition has format version {shown}, and this package supports {supported}.",
@@ -120,7 +146,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
         held = definition.get("tools", MISSING)
         if not isinstance(held, (list, tuple)):
             diagnostics.append(
-                NxAgentDiagnostic(
+                _diagnostic(
                     "error",
                     "nx-agent-invalid-definition",
                     f"The definition's 'tools' is {describe_value(held)}, not a list.",
@@ -137,7 +163,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
         if problem is not None:
             name = tool.get("name") if isinstance(tool, Mapping) else None
             diagnostics.append(
-                NxAgentDiagnostic(
+                _diagnostic(
                     "error",
                     "nx-agent-invalid-definition",
                     f"{path} of the definition cannot be run: {problem}.",
@@ -153,7 +179,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
         reference: Mapping[str, str] = tool["config"]["function" if kind == "function" else "arguments"]
         if not _declares_function(program, reference["module"], reference["name"]):
             diagnostics.append(
-                NxAgentDiagnostic(
+                _diagnostic(
                     "error",
                     "nx-agent-unknown-function",
                     f"Tool '{tool['name']}' names the function '{reference['name']}' of module "

@@ -12,9 +12,12 @@ The classifier reads codes, ``argument`` and ``limit`` only, never messages:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..ir import Diagnostic
+
+if TYPE_CHECKING:
+    from .shapes import ClassifiedFailure
 
 __all__ = ["ClassifiedFailure", "RuntimeFailureCode", "classify_runtime_failure", "is_boundary_code"]
 
@@ -24,15 +27,16 @@ _ARGUMENTS = "nx-ir-arguments"
 
 RuntimeFailureCode = Literal["resource-limit", "evaluation-failed", "invalid-context", "invalid-input"]
 
+if not TYPE_CHECKING:
 
-class _ClassifiedCode(TypedDict):
-    code: RuntimeFailureCode
+    def __getattr__(name: str) -> Any:
+        # The TypedDict shapes are made when first read (agent/shapes.py): a cold start runs none of
+        # typing's work for them.
+        if name in {'ClassifiedFailure'}:
+            from . import shapes
 
-
-class ClassifiedFailure(_ClassifiedCode, total=False):
-    """``{"code"}``, and ``limit`` (``{"name", "value"?}``) for a resource limit that named one."""
-
-    limit: dict[str, Any]
+            return getattr(shapes, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_boundary_code(code: object) -> bool:

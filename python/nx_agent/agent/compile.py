@@ -11,58 +11,23 @@ the tools run"), for a Python host:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-from ..ir import Limits, PreparedModule, Program, evaluate_function, link_program, prepare_module
+from ..ir import Limits, Program, evaluate_function
 from .check import check_agent_tools
-from .create import create_agent_tools
 from .definition import definition_text as write_definition_text
 from .diagnostics import NxAgentDiagnostic, NxAgentError
-from .execute import AgentExecutor, AgentHttpRequestFunction, AgentTool
 from .host_tools import ToolDescriber
-from .limits import (
-    NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
-    NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    NX_AGENT_DEFAULT_MAX_OPERATIONS,
-)
+from .load import PRELUDE, Image, Images, LoadedAgent, _link, load_agent, prepare_images
 from .normalize import normalize_agent
 from .tool_functions import AgentSchemaSource
 
-__all__ = ["CompiledAgent", "Images", "LoadedAgent", "compile_agent", "load_agent", "prepare_images"]
-
-PRELUDE = "@nx/prelude.nx"
-Image = Union[bytes, bytearray, memoryview, PreparedModule]
-Images = Union[Mapping[str, Image], Iterable[Image]]
-"""NX IR images: a mapping identity → image, or the images alone (each names its identity)."""
+__all__ = ["CompiledAgent", "Image", "Images", "LoadedAgent", "compile_agent", "load_agent", "prepare_images", "PRELUDE", "_link"]
 
 ROOT_BUDGET = 1_000_000
 """The operations ``compile_agent`` allows the evaluation of ``root``, unless told otherwise."""
-
-
-def prepare_images(images: Images) -> dict[str, PreparedModule]:
-    """Each image prepared, by the identity it declares (a mapping's keys must agree with it)."""
-    prepared: dict[str, PreparedModule] = {}
-    pairs: Iterable[tuple[str | None, Image]]
-    if isinstance(images, Mapping):
-        pairs = images.items()
-    else:
-        pairs = ((None, image) for image in images)
-    for key, image in pairs:
-        module = image if isinstance(image, PreparedModule) else prepare_module(bytes(image))
-        if key is not None and key != module.identity:
-            raise ValueError(f"The image given as '{key}' is the module '{module.identity}'.")
-        prepared[module.identity] = module
-    return prepared
-
-
-def _link(images: Images, entry: str) -> Program:
-    modules = prepare_images(images)
-    if entry not in modules:
-        raise ValueError(f"No image is the entry module '{entry}'; the images are {', '.join(sorted(modules)) or 'none'}.")
-    return link_program(modules[entry], modules)
 
 
 @dataclass(frozen=True)
@@ -130,89 +95,3 @@ def compile_agent(
         program=program,
         warnings=[d for d in normalized.diagnostics if d.severity == "warning"],
     )
-
-
-@dataclass(frozen=True)
-class LoadedAgent(Sequence[AgentTool]):
-    """The tools of a stored agent, in definition order; ``agent["find_plans"]`` finds one by name."""
-
-    definition: dict[str, Any]
-    program: Program
-    tools: list[AgentTool]
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            for tool in self.tools:
-                if tool.name == key:
-                    return tool
-            raise KeyError(key)
-        return self.tools[key]
-
-    def __len__(self) -> int:
-        return len(self.tools)
-
-    def __iter__(self) -> Iterator[AgentTool]:
-        return iter(self.tools)
-
-
-def load_agent(
-    definition_text: str | bytes | Mapping[str, Any],
-    images: Images,
-    *,
-    entry: str = "main.nx",
-    request: AgentHttpRequestFunction | None = None,
-    executors: Mapping[str, AgentExecutor] | None = None,
-    max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
-    max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
-    max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    runtime: Mapping[str, Any] | Limits | None = None,
-    validate_arguments: bool = False,
-) -> LoadedAgent:
-    """Link the stored ``images`` and create the tools of the stored definition.
-
-    ``definition_text`` is the stored text (or the parsed definition); the options are
-    :func:`~nx_agent.agent.create.create_agent_tools`'s. Raises :class:`~nx_agent.NxIrError` when
-    the images do not link and :class:`~nx_agent.agent.diagnostics.NxAgentError` when the definition
-    cannot run with them. ``agent["find_plans"]`` is a tool by name; iterate for all of them.
-
-    ``request`` makes the requests of ``http`` tools (needed when the definition has one). For
-    each call it is handed one dict, the request already built and checked::
-
-        {"request": {"method": "GET", "url": "https://api.example.com/orders/A1",
-                     "headers": {...}, "body": "..."},          # body only when there is one
-         "arguments": {"pathParams": [...], "query": [...], "body": ...},  # what NX evaluated
-         "callId": "turn-1:0", "toolName": "lookup_order", "connection": "shop",
-         "annotations": {"readOnlyHint": True, ...},
-         "cancel": CancelToken}                                # from execute(..., cancel=...) only
-
-    and answers the response as ``{"status": 200, "body": ...}`` (the whole answer becomes the
-    tool's output; a non-2xx status is an answer, not a failure), or an awaitable of it for
-    ``aexecute``. To choose the failure code it raises
-    :class:`~nx_agent.NxAgentToolError` (``NxAgentToolError("request-failed", "...")``); any other
-    exception is ``request-failed`` with its text. ``nx_agent.http.client.request_with(token_for)``
-    is one over ``httpx`` (bearer tokens, no redirects, a timeout, a body cap).
-
-    Each tool's ``execute(input, call_id=...)`` never raises for a tool failure; it answers::
-
-        {"ok": True, "output": [...], "usage": {"operations": 17, "inputSize": 5}}
-        {"ok": False, "error": {"code": "invalid-input", "message": "Expected teamSize to be a number.",
-                                "diagnostics": [...]},   # diagnostics and limit when there are some
-         "usage": {"operations": 1, "inputSize": 5}}     # usage once the call began
-    """
-    if isinstance(definition_text, (str, bytes)):
-        definition = json.loads(definition_text)
-    else:
-        definition = dict(definition_text)
-    program = _link(images, entry)
-    tools = create_agent_tools(
-        definition,
-        program,
-        request=request,
-        executors=executors,
-        max_operations=max_operations,
-        max_arguments_size=max_arguments_size,
-        max_context_size=max_context_size,
-        runtime=runtime,
-        validate_arguments=validate_arguments,
-    )
-    return LoadedAgent(definition=definition, program=program, tools=tools)

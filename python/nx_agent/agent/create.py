@@ -9,15 +9,12 @@ definition checks of §4 (:mod:`nx_agent.agent.check`) and adds its own (a reque
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import NxError
 from ..ir import Limits, Program
 from .call import PreparedCall
-from .cancel import CancelToken
 from .check import definition_problems, tool_shape_problem
-from .diagnostics import NxAgentDiagnostic, NxAgentError
-from .input_check import InputCheck
 from .execute import (
     AgentExecutor,
     AgentHttpRequestFunction,
@@ -33,7 +30,12 @@ from .limits import (
     CallLimits,
     read_call_limits,
 )
-from .results import ToolFailure, failure
+from .results import failure
+
+if TYPE_CHECKING:
+    from .cancel import CancelToken
+    from .diagnostics import NxAgentDiagnostic
+    from .results import ToolFailure
 
 __all__ = ["AgentExecutorError", "EvaluateHttpArgumentsResult", "create_agent_tools", "evaluate_http_arguments"]
 
@@ -61,6 +63,9 @@ def _context_names(config: Mapping[str, Any]) -> list[str]:
 def _prepare(program: Program, tool: Mapping[str, Any], limits: CallLimits, check: bool = False) -> PreparedCall:
     config = tool["config"]
     reference = config["function"] if tool["kind"] == "function" else config["arguments"]
+    if check:
+        from .input_check import InputCheck
+
     input_check = InputCheck(tool["name"], tool["inputSchema"]) if check else None
     return PreparedCall(program, reference, _context_names(config), tool["name"], limits, input_check)
 
@@ -110,6 +115,8 @@ def create_agent_tools(
             continue
         kind, name, path = tool["kind"], tool["name"], f"tools[{index}]"
         if kind == "http" and request is None:
+            from .diagnostics import NxAgentDiagnostic  # the problems' path only
+
             diagnostics.append(
                 NxAgentDiagnostic(
                     "error",
@@ -120,6 +127,8 @@ def create_agent_tools(
                 )
             )
         elif kind not in _OWN_KINDS and kind not in executors:
+            from .diagnostics import NxAgentDiagnostic
+
             diagnostics.append(
                 NxAgentDiagnostic(
                     "error",
@@ -130,6 +139,8 @@ def create_agent_tools(
                 )
             )
     if diagnostics:
+        from .diagnostics import NxAgentError
+
         raise NxAgentError(diagnostics)
     tools: list[AgentTool] = []
     for tool in problems.tools:
@@ -146,7 +157,10 @@ def create_agent_tools(
     return tools
 
 
-EvaluateHttpArgumentsResult = Union[dict[str, Any], ToolFailure]
+if TYPE_CHECKING:
+    EvaluateHttpArgumentsResult = Union[dict[str, Any], ToolFailure]
+else:
+    EvaluateHttpArgumentsResult = dict  # the same at run time: both are dicts
 """``{"ok": True, "arguments", "request", "usage"}``, or a failed result."""
 
 

@@ -1,7 +1,7 @@
 """The normalized definition format (version 1): constants and the shapes of its parts.
 
 A definition is plain JSON: dicts, lists, strings, numbers and booleans, with the key orders of
-the reference format (see ``agent-package.md`` §2). The ``TypedDict`` classes below describe it for
+the reference format (see ``agent-package.md`` §2). The ``TypedDict`` classes of :mod:`nx_agent.agent.shapes` describe it for
 type checkers; at run time a definition is an ordinary ``dict``.
 """
 
@@ -9,10 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Literal
 
-from .._js import json_text
-from ..json_tree import read_json_tree
+
+if TYPE_CHECKING:
+    from .shapes import (
+        DeclarationName,
+        ToolAnnotations,
+        ContextParameter,
+        FunctionToolConfig,
+        HttpConnectionConfig,
+        HttpToolConfig,
+        ProviderToolConfig,
+        NormalizedFunctionTool,
+        NormalizedHttpTool,
+        NormalizedProviderTool,
+        NormalizedHostTool,
+        NormalizedAgent,
+        NormalizedTool,
+    )
 
 __all__ = [
     "AGENT_DEFINITION_FORMAT_VERSION",
@@ -59,144 +74,16 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 WEB_SEARCH_DEFAULT_NAME = "web_search"
 WEB_SEARCH_DEFAULT_DESCRIPTION = "Searches the web and returns relevant results."
 
+if not TYPE_CHECKING:
 
-class DeclarationName(TypedDict):
-    """A declaration by module identity and name, as a canonical ``Function`` record names one."""
+    def __getattr__(name: str) -> Any:
+        # The TypedDict shapes are made when first read (agent/shapes.py): a cold start runs none of
+        # typing's work for them.
+        if name in {'NormalizedFunctionTool', 'ToolAnnotations', 'NormalizedHttpTool', 'ProviderToolConfig', 'NormalizedTool', 'NormalizedProviderTool', 'DeclarationName', 'ContextParameter', 'NormalizedAgent', 'HttpToolConfig', 'NormalizedHostTool', 'HttpConnectionConfig', 'FunctionToolConfig'}:
+            from . import shapes
 
-    module: str
-    name: str
-
-
-class ToolAnnotations(TypedDict):
-    """The four MCP hints, in this key order."""
-
-    readOnlyHint: bool
-    destructiveHint: bool
-    idempotentHint: bool
-    openWorldHint: bool
-
-
-class ContextParameter(TypedDict):
-    """A parameter the host fills with its tool context record."""
-
-    name: str
-    type: DeclarationName
-
-
-class FunctionToolConfig(TypedDict):
-    """``config`` of a ``function`` tool: ``{function, contextParameters}``."""
-
-    function: DeclarationName
-    contextParameters: list[ContextParameter]
-
-
-class HttpConnectionConfig(TypedDict):
-    """A connection as an ``http`` tool stores it: ``baseUrl`` without a trailing ``/``."""
-
-    name: str
-    baseUrl: str
-
-
-class _HttpToolConfigRequired(TypedDict):
-    arguments: DeclarationName
-    contextParameters: list[ContextParameter]
-    connection: HttpConnectionConfig
-    method: Literal["get", "post", "put", "patch", "delete"]
-    path: str
-    pathPlaceholders: list[str]
-
-
-class HttpToolConfig(_HttpToolConfigRequired, total=False):
-    """``config`` of an ``http`` tool; ``maxCallsPerConversation`` (last) only when authored."""
-
-    maxCallsPerConversation: float
-
-
-class _ProviderToolConfigRequired(TypedDict):
-    provider: Literal["web_search"]
-
-
-class ProviderToolConfig(_ProviderToolConfigRequired, total=False):
-    """``config`` of a ``provider`` tool; ``allowedDomains`` only when non-empty."""
-
-    allowedDomains: list[str]
-
-
-class _ToolHead(TypedDict):
-    name: str
-    description: str
-    inputSchema: dict[str, Any]
-
-
-class _ToolTail(TypedDict):
-    annotations: ToolAnnotations
-
-
-class _OptionalOutput(TypedDict, total=False):
-    outputSchema: dict[str, Any]
-
-
-class NormalizedFunctionTool(_ToolHead, _ToolTail, _OptionalOutput):
-    """A ``FunctionTool``: ``name, description, inputSchema, outputSchema?, annotations, kind, config``."""
-
-    kind: Literal["function"]
-    config: FunctionToolConfig
-
-
-class NormalizedHttpTool(_ToolHead, _ToolTail):
-    """An ``HttpTool``: its ``outputSchema`` is always the fixed HTTP output schema."""
-
-    outputSchema: dict[str, Any]
-    kind: Literal["http"]
-    config: HttpToolConfig
-
-
-class NormalizedProviderTool(_ToolHead, _ToolTail):
-    """A ``WebSearchTool``: no ``outputSchema``, no ``execute``; the model's provider runs it."""
-
-    kind: Literal["provider"]
-    config: ProviderToolConfig
-
-
-class _HostToolOptional(TypedDict, total=False):
-    title: str
-    outputSchema: dict[str, Any]
-
-
-class NormalizedHostTool(_ToolHead, _ToolTail, _HostToolOptional):
-    """A tool of a host kind, as its describer described it (``title`` only from a describer)."""
-
-    kind: str
-    config: dict[str, Any]
-
-
-NormalizedTool = Union[NormalizedFunctionTool, NormalizedHttpTool, NormalizedProviderTool, NormalizedHostTool]
-
-
-class _LimitsShape(TypedDict, total=False):
-    maxSteps: float
-    maxToolCalls: float
-
-
-class _DocumentShape(TypedDict):
-    title: str
-    text: str
-
-
-class _AgentRequired(TypedDict):
-    formatVersion: int
-    name: str
-    instructions: str
-    documents: list[_DocumentShape]
-    limits: _LimitsShape
-    tools: list[NormalizedTool]
-
-
-class NormalizedAgent(_AgentRequired, total=False):
-    """A definition: ``formatVersion, name, description?, model?, instructions, documents, limits, tools``."""
-
-    description: str
-    model: str
+            return getattr(shapes, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_function_tool(tool: object) -> bool:
@@ -237,4 +124,7 @@ def definition_text(definition: Mapping[str, Any]) -> str:
     Raises :class:`~nx_agent.json_tree.HostValueError` (an ``NxError`` and a ``TypeError``) for a value
     that is not a JSON tree of at most 256 levels.
     """
+    from .._js import json_text
+    from ..json_tree import read_json_tree
+
     return json_text(read_json_tree(definition))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._record import Record
 from ..errors import NxError
-from .describe import copy_json
 
 __all__ = [
     "NxAgentDiagnostic",
@@ -41,8 +40,7 @@ NxAgentDiagnosticCode = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class NxAgentDiagnostic:
+class NxAgentDiagnostic(Record):
     """One problem found before any tool runs.
 
     ``path`` is where it is inside the agent (``tools[1]``, ``""`` for the agent itself); ``tool``
@@ -50,12 +48,26 @@ class NxAgentDiagnostic:
     diagnostic about a tool's function is about (``span`` as the schema source answered it).
     """
 
+    __slots__ = ("severity", "code", "message", "path", "tool", "declaration")
+    _defaults = {"tool": None, "declaration": None}
+
     severity: Severity
     code: str
     message: str
     path: str
-    tool: str | None = None
-    declaration: Mapping[str, Any] | None = None
+    tool: str | None
+    declaration: Mapping[str, Any] | None
+
+    def __init__(
+        self,
+        severity: Severity,
+        code: str,
+        message: str,
+        path: str,
+        tool: str | None = None,
+        declaration: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(severity, code, message, path, tool, declaration)
 
     def to_dict(self) -> dict[str, Any]:
         """The diagnostic as the reference writes it: ``severity, code, message, path, tool?, declaration?``."""
@@ -68,6 +80,8 @@ class NxAgentDiagnostic:
         if self.tool is not None:
             out["tool"] = self.tool
         if self.declaration is not None:
+            from .describe import copy_json
+
             out["declaration"] = copy_json(self.declaration)
         return out
 
@@ -86,6 +100,9 @@ class NxAgentError(NxError):
         super().__init__("; ".join(diagnostic.message for diagnostic in held))
         self.diagnostics = held
         self.code = held[0].code if held else "nx-agent-error"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.diagnostics,), self.__dict__)
 
 
 class NxAgentToolError(NxError):
@@ -114,3 +131,6 @@ class NxAgentToolError(NxError):
             self.diagnostics = tuple(diagnostics)
         if limit is not None:
             self.limit = limit
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.code, self.message), self.__dict__)

@@ -19,19 +19,21 @@ work is then abandoned (the cancellation is absorbed, and the task's cancel requ
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from ..http import HttpRequestRefused, build_http_request
+from .._record import Record
 from ..ir import NxIrError, call_function
-from .cancel import CancelToken
-from .describe import describe_value
-from .diagnostics import NxAgentToolError
 from .call import PreparedCall
-from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage, failure, usage_of
+from .results import failure, usage_of
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from .cancel import CancelToken
+    from .diagnostics import NxAgentToolError
+    from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage
 
 __all__ = [
     "AgentExecutor",
@@ -45,22 +47,52 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class PreparedRequest:
+class PreparedRequest(Record):
     """What an ``http`` tool hands its request function for one call, and what evaluating it used."""
+
+    __slots__ = ("call", "usage")
 
     call: dict[str, Any]
     usage: ToolUsage
 
+    def __init__(self, call: dict[str, Any], usage: ToolUsage) -> None:
+        super().__init__(call, usage)
 
-@dataclass(frozen=True)
-class ToolCallContext:
+
+class ToolCallContext(Record):
     """What a host executor is given about a call: its ``call_id``, the host's ``context`` record
     as passed (``None`` when none was) and the ``cancel`` token (``None`` from ``aexecute``)."""
 
+    __slots__ = ("call_id", "context", "cancel")
+    _defaults = {"context": None, "cancel": None}
+
     call_id: str
-    context: Any = None
-    cancel: CancelToken | None = None
+    context: Any
+    cancel: CancelToken | None
+
+    def __init__(self, call_id: str, context: Any = None, cancel: CancelToken | None = None) -> None:
+        super().__init__(call_id, context, cancel)
+
+
+def _is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
+    """What ``inspect.isawaitable`` answers, without loading ``inspect`` for the common answers: a
+    native coroutine or any object whose type has ``__await__`` is; a generator is when
+    ``types.coroutine`` made it one (``inspect`` decides); nothing else is."""
+    kind = type(value)
+    if hasattr(kind, "__await__"):
+        return True
+    if kind.__name__ == "generator":
+        import inspect
+
+        return inspect.isawaitable(value)
+    return False
+
+
+def _close_coroutine(value: object) -> None:
+    """Close a native coroutine that will not be awaited (no "never awaited" warning)."""
+    close = getattr(value, "close", None)
+    if type(value).__name__ == "coroutine" and close is not None:
+        close()
 
 
 AgentHttpRequestFunction = Callable[[dict[str, Any]], Union[Mapping[str, Any], Awaitable[Mapping[str, Any]]]]
@@ -84,7 +116,11 @@ def _current_task_cancelling() -> bool:
     except RuntimeError:
         return False
     cancelling = getattr(task, "cancelling", None)
-    return bool(cancelling()) if cancelling is not None else False
+    if cancelling is not None:
+        return bool(cancelling())
+    # Python 3.10: no Task.cancelling(); a cancel() of the running task is held in _must_cancel
+    # until its next await (scripts/wheels.py found the gap on 3.10).
+    return bool(getattr(task, "_must_cancel", False))
 
 
 def _absorb_cancellation() -> None:
@@ -100,6 +136,8 @@ def _absorb_cancellation() -> None:
 def _raised(error: Exception, default_code: str) -> ToolFailure:
     """A host function's exception as a failed result: an :class:`NxAgentToolError` keeps its code,
     message, diagnostics and limit; anything else gets ``default_code`` and its text."""
+    from .diagnostics import NxAgentToolError  # a host function raised: not the common path
+
     if isinstance(error, NxAgentToolError):
         diagnostics = getattr(error, "diagnostics", None)
         limit = getattr(error, "limit", None)
@@ -176,6 +214,23 @@ class AgentTool(Mapping[str, Any]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.definition.get('name')!r} kind={self.definition.get('kind')!r}>"
+
+    # Pickling and copying: :mod:`nx_agent.agent.travel` (a pickled tool is made again, and checked,
+    # with its program, options and host function; a copy shares them).
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        from .travel import reduce_tool
+
+        return reduce_tool(self, protocol)
+
+    def __copy__(self) -> AgentTool:
+        from .travel import copy_tool
+
+        return copy_tool(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> AgentTool:
+        from .travel import copy_tool
+
+        return copy_tool(self, memo)
 
 
 class _ExecutableTool(AgentTool):
@@ -304,12 +359,16 @@ class HttpAgentTool(_ExecutableTool):
         value = evaluated.value
         name = self.definition["name"]
         if not (isinstance(value, dict) and value.get("$type") == "HttpArguments"):
+            from .describe import describe_value
+
             return failure(
                 "invalid-request",
                 f"Tool '{name}': its arguments function '{self._function_name}' of module "
                 f"'{self._module}' returned {describe_value(value)}, not an 'HttpArguments'.",
                 usage=usage,
             )
+        from ..http.build import HttpRequestRefused, build_http_request  # loaded by the first http call
+
         built = build_http_request(self.definition, value)
         if isinstance(built, HttpRequestRefused):
             return failure("invalid-request", built.error.message, usage=usage)
@@ -362,9 +421,8 @@ class HttpAgentTool(_ExecutableTool):
             answer = self._request(call)
         except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
             return {**_raised(error, "request-failed"), "usage": usage}
-        if inspect.isawaitable(answer):
-            if inspect.iscoroutine(answer):
-                answer.close()
+        if _is_awaitable(answer):
+            _close_coroutine(answer)
             return failure(
                 "request-failed",
                 f"The request function of tool '{self.definition['name']}' answered an awaitable; "
@@ -385,7 +443,7 @@ class HttpAgentTool(_ExecutableTool):
         call, usage = prepared.call, prepared.usage
         try:
             answer = self._request(call)
-            if inspect.isawaitable(answer):
+            if _is_awaitable(answer):
                 answer = await answer
         except asyncio.CancelledError:
             _absorb_cancellation()
@@ -424,9 +482,8 @@ class HostAgentTool(_ExecutableTool):
             output = self._executor(self.definition, input, ToolCallContext(call_id, context, cancel))
         except Exception as error:  # noqa: BLE001 - the host's failure becomes the result
             return _raised(error, "evaluation-failed")
-        if inspect.isawaitable(output):
-            if inspect.iscoroutine(output):
-                output.close()
+        if _is_awaitable(output):
+            _close_coroutine(output)
             return failure(
                 "evaluation-failed",
                 f"The executor of tool '{self.definition['name']}' answered an awaitable; call aexecute to await it.",
@@ -444,7 +501,7 @@ class HostAgentTool(_ExecutableTool):
             return refused
         try:
             output = self._executor(self.definition, input, ToolCallContext(call_id, context, None))
-            if inspect.isawaitable(output):
+            if _is_awaitable(output):
                 output = await output
         except asyncio.CancelledError:
             _absorb_cancellation()

@@ -24,9 +24,12 @@ Each check holds the validator compiled for the schema once, when the tool is ma
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .results import ToolFailure, failure
+from .results import failure
+
+if TYPE_CHECKING:
+    from .results import ToolFailure
 
 __all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "check_input", "schema_refusal"]
 
@@ -50,13 +53,14 @@ class InputCheck:
     """The input schema of one tool, compiled: :meth:`refusal` answers the result for input it
     refuses, ``None`` for input it admits."""
 
-    __slots__ = ("tool_name", "validator")
+    __slots__ = ("schema", "tool_name", "validator")
 
     def __init__(self, tool_name: str, schema: Mapping[str, Any]) -> None:
         # Imported here: a bare ``import nx_agent`` loads neither the schema package nor jsonschema-rs.
         from ..schema.validation import validator_for
 
         self.tool_name = tool_name
+        self.schema = schema
         self.validator: Any = validator_for(schema)
 
     def refusal(self, value: object) -> ToolFailure | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .._record import Record
 from ..errors import NxError
 from ..ir import Limits, measure_input_size
 
@@ -59,15 +59,33 @@ def _limit(name: str, value: object) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class CallLimits:
+class CallLimits(Record):
     """The limits every call of a set of tools runs under."""
 
-    max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS
-    max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE
-    max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE
-    max_call_depth: int | None = None
-    max_range_length: int | None = None
+    __slots__ = ("max_operations", "max_arguments_size", "max_context_size", "max_call_depth", "max_range_length")
+    _defaults = {
+        "max_operations": NX_AGENT_DEFAULT_MAX_OPERATIONS,
+        "max_arguments_size": NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+        "max_context_size": NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+        "max_call_depth": None,
+        "max_range_length": None,
+    }
+
+    max_operations: int
+    max_arguments_size: int
+    max_context_size: int
+    max_call_depth: int | None
+    max_range_length: int | None
+
+    def __init__(
+        self,
+        max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
+        max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
+        max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
+        max_call_depth: int | None = None,
+        max_range_length: int | None = None,
+    ) -> None:
+        super().__init__(max_operations, max_arguments_size, max_context_size, max_call_depth, max_range_length)
 
     def runtime_limits(self, reference: Mapping[str, str], context_parameters: Sequence[str]) -> Limits:
         """The runtime limits of one function's calls. The input limit is the function record, the

@@ -11,7 +11,10 @@ reference's JSON so a result reads the same in a JavaScript host.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypedDict, Union
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .shapes import ToolError, ToolFailure, ToolLimit, ToolResult, ToolSuccess, ToolUsage
 
 __all__ = [
     "PACKAGE_ERROR_CODES",
@@ -37,59 +40,16 @@ PACKAGE_ERROR_CODES: tuple[str, ...] = (
 """The result codes the package itself gives (§5.10); a host's request function or executor may
 choose any other."""
 
+if not TYPE_CHECKING:
 
-class ToolUsage(TypedDict, total=False):
-    """What one call used: ``operations`` and ``inputSize``, as the runtime reported them."""
+    def __getattr__(name: str) -> Any:
+        # The TypedDict shapes are made when first read (agent/shapes.py): a cold start runs none of
+        # typing's work for them.
+        if name in {'ToolLimit', 'ToolResult', 'ToolSuccess', 'ToolFailure', 'ToolUsage', 'ToolError'}:
+            from . import shapes
 
-    operations: int
-    inputSize: int
-
-
-class _ToolLimitName(TypedDict):
-    name: str
-
-
-class ToolLimit(_ToolLimitName, total=False):
-    """The limit a call met: ``{"name", "value"?}``."""
-
-    value: int
-
-
-class _ToolErrorHead(TypedDict):
-    code: str
-    message: str
-
-
-class ToolError(_ToolErrorHead, total=False):
-    """Why a call failed: ``code``, ``message``, and ``diagnostics``/``limit`` when there are any."""
-
-    diagnostics: list[dict[str, Any]]
-    limit: ToolLimit
-
-
-class _ToolSuccessHead(TypedDict):
-    ok: Literal[True]
-    output: Any
-
-
-class ToolSuccess(_ToolSuccessHead, total=False):
-    """A call that succeeded: ``ok, output, usage?``."""
-
-    usage: ToolUsage
-
-
-class _ToolFailureHead(TypedDict):
-    ok: Literal[False]
-    error: ToolError
-
-
-class ToolFailure(_ToolFailureHead, total=False):
-    """A call that failed: ``ok, error, usage?``."""
-
-    usage: ToolUsage
-
-
-ToolResult = Union[ToolSuccess, ToolFailure]
+            return getattr(shapes, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def usage_of(native: Mapping[str, int]) -> ToolUsage:

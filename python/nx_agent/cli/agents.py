@@ -55,7 +55,12 @@ def _cmd_compile(args: argparse.Namespace, out: Output) -> int:
         )
     except (ValueError, TypeError) as error:
         raise CliError(str(error), code="nx-agent-cli-input", path=args.descriptions or args.images[0]) from None
-    write_bytes(args.output, compiled.definition_text.encode("utf-8"))
+    if args.bundle:
+        from ..bundle import bundle_bytes
+
+        write_bytes(args.output, bundle_bytes(compiled, descriptions=descriptions, entry=args.entry))
+    else:
+        write_bytes(args.output, compiled.definition_text.encode("utf-8"))
     names = [tool["name"] for tool in compiled.definition.get("tools", [])]
     stored = {identity: paths.get(identity, identity) for identity in compiled.images}
     warnings = [warning.to_dict() for warning in compiled.warnings]
@@ -68,7 +73,11 @@ def _cmd_compile(args: argparse.Namespace, out: Output) -> int:
         out.note(f"warning: {warning['message']} [{warning['code']}] ({warning['path'] or 'agent'})")
     style = out.style
     out.line(f"{args.output}: agent {style.bold(str(compiled.definition.get('name')))}, {len(names)} tools ({', '.join(names)})")
-    out.line("store it with the images: " + ", ".join(f"{identity} ({path})" for identity, path in stored.items()))
+    if args.bundle:
+        out.line("one file: definition and images" + (" and descriptions" if descriptions is not None else "")
+                 + "; load it with nx_agent.load_bundle(path, request=...)")
+    else:
+        out.line("store it with the images: " + ", ".join(f"{identity} ({path})" for identity, path in stored.items()))
     return EXIT_OK
 
 
@@ -346,6 +355,9 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     )
     compile_.add_argument("images", nargs="+", metavar="IMAGE", help="the program's NX IR images")
     compile_.add_argument("-o", "--output", required=True, metavar="DEFINITION", help="definition file to write")
+    compile_.add_argument("--bundle", action="store_true",
+                          help="write one file holding the definition, the images and the descriptions "
+                          "(nx_agent.load_bundle loads it in one call)")
     compile_.add_argument("--descriptions", metavar="FILE",
                           help="descriptions document (JSON): the doc comments the images do not keep")
     compile_.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")

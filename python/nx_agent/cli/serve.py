@@ -32,6 +32,14 @@ def _port(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace, out: Output) -> int:
     port = _port(args)
+    if args.workers < 1 or (args.workers > 1 and not (args.http and args.stateless)):
+        raise CliError(
+            "--workers N (N > 1) needs --http --stateless: a stateful session lives in the one process "
+            "that created it, so several processes need sticky sessions, which one port cannot give",
+            code="nx-agent-cli-usage",
+            path="--workers",
+            exit_code=EXIT_USAGE,
+        )
     read_definition(args.definition)
     link_checked(read_images(args.images), args.entry)
     try:
@@ -68,4 +76,9 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser] = ()) -> N
                        help=f"with --http: the port (default {DEFAULT_PORT}; 0: any free port)")
     serve.add_argument("--host-config", help="host configuration file (default: $NX_AGENT_HOST_CONFIG)")
     serve.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
+    # Horizontal scaling (nx_agent.mcp.workers).
+    serve.add_argument("--stateless", action="store_true",
+                       help="with --http: the SDK's stateless mode (no session; any replica answers any request)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="with --http --stateless: N processes on the one port (default 1)")
     serve.set_defaults(run=_cmd_serve)

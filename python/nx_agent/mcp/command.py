@@ -133,22 +133,42 @@ def build_server(definition_path: str, image_paths: Sequence[str], config: HostC
     )
 
 
-def run_serve(args: Any) -> None:
-    """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
-    ``host_config``, ``entry``). Raises :class:`~nx_agent.mcp.transports.PortUnavailable` when the
-    port cannot be listened on."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
-    config = load_host_config(args.host_config)
-    tools = build_server(args.definition, args.images, config, args.entry)
+def _log_serving(tools: McpToolServer) -> str:
+    """Log the provider tools left out; answer the served tools' names."""
     for skipped in tools.skipped:
         _log.info("tool %s (kind %s) is run by a model's provider: not served", skipped.name, skipped.kind)
-    names = ", ".join(tools.tools) or "none"
+    return ", ".join(tools.tools) or "none"
+
+
+def run_serve(args: Any) -> None:
+    """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
+    ``host_config``, ``entry``, and ``stateless`` and ``workers`` where given)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
+    workers = getattr(args, "workers", 1)
+    stateless = getattr(args, "stateless", False)
+    if args.http and workers > 1:
+        # Stateless workers (nx_agent.mcp.workers): each process loads the agent itself.
+        from .workers import serve_http_workers
+
+        load_host_config(args.host_config)  # refused here, once, rather than in every worker
+
+        def announce(url: str) -> None:
+            print(f"nx-agent: serving over stateless streamable HTTP at {url} with {workers} workers",
+                  file=sys.stderr, flush=True)
+
+        serve_http_workers(args.definition, list(args.images), host_config=args.host_config, entry=args.entry,
+                           workers=workers, port=args.port, on_ready=announce)
+        return
+    config = load_host_config(args.host_config)
+    tools = build_server(args.definition, args.images, config, args.entry)
+    names = _log_serving(tools)
     if args.http:
 
         def ready(url: str) -> None:
-            print(f"nx-agent: serving {names} over streamable HTTP at {url}", file=sys.stderr, flush=True)
+            mode = "stateless streamable HTTP" if stateless else "streamable HTTP"
+            print(f"nx-agent: serving {names} over {mode} at {url}", file=sys.stderr, flush=True)
 
-        asyncio.run(serve_http(tools, port=args.port, on_ready=ready))
+        asyncio.run(serve_http(tools, port=args.port, on_ready=ready, stateless=stateless))
     else:
         _log.info("serving %s over stdio", names)
         asyncio.run(serve_stdio(tools))

@@ -37,17 +37,20 @@ async def serve_http(
     *,
     port: int = 8000,
     on_ready: Callable[[str], None] | None = None,
+    stateless: bool = False,
 ) -> None:
     """Serve over streamable HTTP at ``http://127.0.0.1:<port>/mcp`` until interrupted.
 
     Only the loopback address is bound (with the SDK's DNS-rebinding protection for it); there is
     no authentication, so put an authenticating proxy in front to serve other machines. ``port=0``
-    takes a free port; ``on_ready(url)`` is called once the server accepts connections. Raises
-    :class:`PortUnavailable` when the port is in use or not allowed.
+    takes a free port; ``on_ready(url)`` is called once the server accepts connections.
+    ``stateless=True`` is the SDK's stateless mode: no session, any replica answers any request
+    (:mod:`nx_agent.mcp.workers`). Raises :class:`PortUnavailable` when the port is in use or not
+    allowed.
     """
     import uvicorn
 
-    app = tools.server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
+    app = tools.server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK, stateless_http=stateless)
     if not 0 <= port <= 65535:
         raise ValueError(f"port must be from 0 to 65535, got {port}")
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

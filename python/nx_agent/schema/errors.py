@@ -43,6 +43,9 @@ class SchemaError(NxError):
         self.code = str(diagnostics[0].get("code", "")) if diagnostics else ""
         self.diagnostics = diagnostics
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.diagnostics,), self.__dict__)
+
 
 def unknown_declaration(message: str) -> SchemaError:
     return SchemaError([diagnostic(UNKNOWN_DECLARATION, message)])

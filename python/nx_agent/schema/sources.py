@@ -51,6 +51,10 @@ class ProgramSchemaSource:
         self._model = ProgramModel(program)
         self._answers: dict[tuple[Any, ...], dict[str, Any]] = {}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The program (its own pickle) and the descriptions; the answers are derived again.
+        return (type(self), (self.program, self.descriptions))
+
     def function_schema(
         self, ref: Mapping[str, Any], *, host_supplied_types: Iterable[Mapping[str, Any]] = ()
     ) -> dict[str, Any]:

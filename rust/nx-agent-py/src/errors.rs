@@ -1,6 +1,8 @@
 //! The exception hierarchy (`NxError` ⊃ `NxIrError`) and `Diagnostic`, and the conversion of a
 //! core `IrError` into a raised `NxIrError` carrying `code` and `diagnostics`.
 
+use std::borrow::Cow;
+
 use nx_ir_core::error::{Diagnostic as CoreDiagnostic, IrError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -25,31 +27,32 @@ create_exception!(
 #[derive(Clone, PartialEq)]
 pub struct Diagnostic {
     #[pyo3(get)]
-    severity: &'static str,
+    pub(crate) severity: &'static str,
+    /// The core's static code, or the code an unpickled diagnostic carried.
     #[pyo3(get)]
-    code: &'static str,
+    pub(crate) code: Cow<'static, str>,
     #[pyo3(get)]
-    message: String,
+    pub(crate) message: String,
     /// `identity::name`, where known.
     #[pyo3(get)]
-    declaration: Option<String>,
+    pub(crate) declaration: Option<String>,
     /// `(identity, start, end)` byte span in the module's source, where the image has one.
-    span: Option<(String, u32, u32)>,
+    pub(crate) span: Option<(String, u32, u32)>,
     /// `(name, value)` of the limit a resource failure hit.
-    limit: Option<(&'static str, u64)>,
+    pub(crate) limit: Option<(Cow<'static, str>, u64)>,
     #[pyo3(get)]
-    argument: Option<String>,
+    pub(crate) argument: Option<String>,
 }
 
 impl From<&CoreDiagnostic> for Diagnostic {
     fn from(d: &CoreDiagnostic) -> Self {
         Diagnostic {
             severity: d.severity.as_str(),
-            code: d.code,
+            code: Cow::Borrowed(d.code),
             message: d.message.clone(),
             declaration: d.declaration.clone(),
             span: d.source.as_ref().map(|s| (s.identity.clone(), s.start, s.end)),
-            limit: d.limit.as_ref().map(|l| (l.name, l.value)),
+            limit: d.limit.as_ref().map(|l| (Cow::Borrowed(l.name), l.value)),
             argument: d.argument.clone(),
         }
     }
@@ -76,6 +79,7 @@ impl Diagnostic {
     #[getter]
     fn limit<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         self.limit
+            .as_ref()
             .map(|(name, value)| {
                 let d = PyDict::new(py);
                 d.set_item("name", name)?;
@@ -89,7 +93,7 @@ impl Diagnostic {
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("severity", self.severity)?;
-        d.set_item("code", self.code)?;
+        d.set_item("code", &self.code)?;
         d.set_item("message", &self.message)?;
         if let Some(declaration) = &self.declaration {
             d.set_item("declaration", declaration)?;
@@ -104,6 +108,18 @@ impl Diagnostic {
             d.set_item("argument", argument)?;
         }
         Ok(d)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::travel::reduce_diagnostic(py, self)
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 
     fn __repr__(&self) -> String {

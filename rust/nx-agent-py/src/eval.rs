@@ -31,7 +31,7 @@ use crate::sink::{Discard, GilRelease, PySink, LONG_RUN};
 #[pyclass(frozen, module = "nx_agent.ir")]
 #[derive(Clone)]
 pub struct Limits {
-    inner: CoreLimits,
+    pub(crate) inner: CoreLimits,
 }
 
 /// A limit argument: None, or a non-negative int (not a bool); anything else is `nx-ir-options`.
@@ -100,7 +100,7 @@ fn required_limit(name: &str, value: Option<&Bound<'_, PyAny>>, default: u64) ->
 }
 
 impl Limits {
-    fn build(
+    pub(crate) fn build(
         max_operations: Option<&Bound<'_, PyAny>>,
         max_input_size: Option<&Bound<'_, PyAny>>,
         max_call_depth: Option<&Bound<'_, PyAny>>,
@@ -156,6 +156,18 @@ impl Limits {
         self.inner.max_range_length
     }
 
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::travel::reduce_limits(py, self)
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Limits(max_operations={:?}, max_input_size={:?}, max_call_depth={}, max_range_length={})",
@@ -169,8 +181,8 @@ impl Limits {
 #[pyclass(frozen, freelist = 64, module = "nx_agent.ir")]
 pub struct Evaluation {
     #[pyo3(get)]
-    value: Py<PyAny>,
-    usage: Usage,
+    pub(crate) value: Py<PyAny>,
+    pub(crate) usage: Usage,
 }
 
 #[pymethods]
@@ -191,6 +203,19 @@ impl Evaluation {
     #[getter]
     fn input_size(&self) -> Option<u64> {
         self.usage.input_size
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::travel::reduce_evaluation(py, self)
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// The value deep-copied (it is a plain Python value the caller may change), the usage kept.
+    fn __deepcopy__(&self, py: Python<'_>, memo: &Bound<'_, PyAny>) -> PyResult<Evaluation> {
+        crate::travel::deepcopy_evaluation(py, self, memo)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

@@ -64,15 +64,27 @@ pub fn prepare_module(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Prepa
 #[derive(Clone, PartialEq)]
 pub struct ModuleLink {
     #[pyo3(get)]
-    identity: String,
+    pub(crate) identity: String,
     #[pyo3(get)]
-    version: String,
+    pub(crate) version: String,
     #[pyo3(get)]
-    fingerprint: u64,
+    pub(crate) fingerprint: u64,
 }
 
 #[pymethods]
 impl ModuleLink {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::travel::reduce_module_link(py, self)
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "ModuleLink(identity={:?}, version={:?}, fingerprint={})",
@@ -165,6 +177,19 @@ impl PreparedModule {
     fn explain(&self, py: Python<'_>) -> PyResult<String> {
         let inner = &self.inner;
         py.detach(|| nx_ir_core::explain::explain_module(&inner.to_model())).or_raise(py)
+    }
+
+    /// Pickled as its travel form (`nx_ir_core::travel`); unpickling prepares the image again.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::travel::reduce_module(py, self)
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 
     fn __repr__(&self) -> String {

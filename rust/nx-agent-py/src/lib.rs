@@ -12,6 +12,7 @@ mod interrupt;
 mod program;
 mod sink;
 mod text;
+mod travel;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -36,5 +37,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::_evaluate_discarding, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_module, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_program, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_evaluation, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_diagnostic, m)?)?;
+    m.add_function(wrap_pyfunction!(travel::_restore_module_link, m)?)?;
     Ok(())
 }

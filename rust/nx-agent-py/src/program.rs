@@ -21,6 +21,8 @@ use crate::sink::TextCache;
 #[pyclass(frozen, module = "nx_agent.ir")]
 pub struct Program {
     pub inner: Arc<CoreProgram>,
+    /// The options it was linked with: a pickle links it again with the same ones.
+    pub options: LinkOptions,
     /// The evaluator's compiled form, built on the first call and shared by every later one.
     compiled: OnceLock<Result<Compiled, IrError>>,
     /// Python strings for the compiled program's names and literals, made on the first call.
@@ -60,8 +62,8 @@ impl<const N: usize, V: Copy> LastResolved<N, V> {
 }
 
 impl Program {
-    fn new(inner: CoreProgram) -> Self {
-        Program { inner: Arc::new(inner), compiled: OnceLock::new(), texts: PyOnceLock::new(),
+    pub fn new(inner: CoreProgram, options: LinkOptions) -> Self {
+        Program { inner: Arc::new(inner), options, compiled: OnceLock::new(), texts: PyOnceLock::new(),
             last_function: LastResolved::new(),
             last_entrypoint: LastResolved::new(),
         }
@@ -102,7 +104,7 @@ impl Program {
     }
 }
 
-fn wrap(module: &Arc<CoreModule>) -> PreparedModule {
+pub fn wrap(module: &Arc<CoreModule>) -> PreparedModule {
     PreparedModule { inner: Arc::clone(module) }
 }
 
@@ -124,6 +126,25 @@ impl Program {
     /// The linked module with this identity, or None.
     fn module(&self, identity: &str) -> Option<PreparedModule> {
         self.inner.module(identity).map(wrap)
+    }
+
+    /// The options it was linked with.
+    #[getter]
+    fn allow_version_mismatch(&self) -> bool {
+        self.options.allow_version_mismatch
+    }
+
+    /// Pickled as its travel form (`nx_ir_core::travel`); unpickling prepares and links again.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        crate::travel::reduce_program(py, self)
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 
     fn __repr__(&self) -> String {
@@ -207,7 +228,7 @@ pub fn link_program(
     if let Some(e) = raised {
         return Err(e);
     }
-    Ok(Program::new(linked.or_raise(py)?))
+    Ok(Program::new(linked.or_raise(py)?, options))
 }
 
 /// Prepares an image that names only itself (and the prelude) and links it.
@@ -220,7 +241,7 @@ pub fn prepare_program(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Prog
                 .and_then(|m| CoreProgram::prepare_self_contained(Arc::new(m)))
         })
         .or_raise(py)?;
-    Ok(Program::new(program))
+    Ok(Program::new(program, LinkOptions::default()))
 }
 
 /// The built-in `@nx/prelude.nx` image of `schema` (5 or 6), prepared once per process. A

@@ -310,7 +310,11 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
             let value = item(self, at)?;
             // SAFETY: `at` is within the new list's length and its slot is still NULL, so
             // nothing is overwritten; PyList_SET_ITEM takes the reference `into_ptr` gives up.
+            #[cfg(not(feature = "abi3"))]
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), at as ffi::Py_ssize_t, value.into_ptr()) };
+            // SAFETY: as above; the stable ABI's PyList_SetItem cannot fail for an index in range.
+            #[cfg(feature = "abi3")]
+            unsafe { ffi::PyList_SetItem(list.as_ptr(), at as ffi::Py_ssize_t, value.into_ptr()) };
         }
         Ok(list.into_any())
     }

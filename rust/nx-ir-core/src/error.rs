@@ -46,6 +46,9 @@ pub mod codes {
     pub const COMPONENT: &str = "nx-ir-component";
     /// Not a reference code: explain text that the assembler cannot read.
     pub const ASSEMBLE: &str = "nx-ir-assemble";
+    /// Not a reference code: the travel form of a module or program (what a pickle carries) that
+    /// is damaged or not what it says it is (`crate::travel`).
+    pub const PICKLE: &str = "nx-ir-pickle";
     /// Not a reference code: a program whose modules are not all of one schema (no reference
     /// release runs one), refused when it is linked.
     pub const LINK_SCHEMA: &str = "nx-ir-link-schema";

@@ -14,6 +14,7 @@ pub mod prelude;
 mod spelling;
 #[doc(hidden)]
 pub mod testing;
+pub mod travel;
 pub mod writer;
 
 pub use error::{codes, Diagnostic, IrError, IrResult, Severity};

@@ -1,0 +1,134 @@
+"""``nx-agent serve --http --stateless --workers N``: the MCP server in N processes on one port.
+
+Stateless streamable HTTP (the SDK's ``stateless_http``) keeps nothing between requests: no MCP
+session, no event stream to resume. So any process, on this machine or behind a load balancer on
+another, answers any request of any client, and replicas scale horizontally. It matters for
+clients of the handshake protocol versions (2025: ``initialize``, then an ``Mcp-Session-Id`` on
+every request): the stateful server (the default) keeps such a session in the one process that
+created it and refuses it anywhere else (``Rejected request with unknown or expired session ID``),
+so stateful replicas need sticky sessions. A client of the 2026-07-28 protocol keeps no session,
+and either server answers it from any replica.
+
+nx-agent's tools keep no per-conversation state: the package counts nothing across calls
+(agent-package §5.5: ``maxCallsPerConversation`` is the host's to count), and a call's id is made
+per process (``<callIdPrefix>-<pid>:<n>:<request id>``), so ids stay unique across workers. A host
+that adds per-session state (counting a conversation's calls, say) must keep it outside the
+process, or run stateful replicas behind sticky sessions.
+
+The parent binds the loopback socket once and starts N worker processes (``python -m
+nx_agent.mcp.workers``) that inherit it; the kernel hands each new connection to one of them. Each
+worker loads the agent itself, from what the parent passes in the environment variable
+``NX_AGENT_SERVE``. The parent restarts a worker that dies, and stops them all when it is
+interrupted or terminated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .transports import LOOPBACK, MCP_PATH
+
+__all__ = ["serve_http_workers"]
+
+_ENVIRONMENT = "NX_AGENT_SERVE"
+
+
+def _app() -> Any:
+    """One worker's Starlette app: the agent loaded from what the parent passed in
+    ``NX_AGENT_SERVE``, served statelessly."""
+    from .command import _log_serving, build_server
+    from .host_config import load_host_config
+
+    given = json.loads(os.environ[_ENVIRONMENT])
+    config = load_host_config(given["host_config"])
+    config = dataclasses.replace(config, call_id_prefix=f"{config.call_id_prefix}-{os.getpid()}")
+    tools = build_server(given["definition"], given["images"], config, given["entry"])
+    _log_serving(tools)
+    return tools.server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK, stateless_http=True)
+
+
+def _worker(fd: int) -> None:
+    """A worker's life: serve on the inherited listening socket ``fd`` until terminated."""
+    import asyncio
+    import logging
+
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
+    listener = socket.socket(fileno=fd)
+    server = uvicorn.Server(uvicorn.Config(_app(), log_level="warning", lifespan="on"))
+    asyncio.run(server.serve(sockets=[listener]))
+
+
+def serve_http_workers(
+    definition: str,
+    images: list[str],
+    *,
+    host_config: str | None,
+    entry: str,
+    workers: int,
+    port: int = 8000,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve statelessly at ``http://127.0.0.1:<port>/mcp`` from ``workers`` processes until
+    interrupted or terminated. ``port=0`` takes a free port; ``on_ready(url)`` is called once it is
+    bound (each worker accepts connections once it has loaded the agent)."""
+    import signal
+    import subprocess
+    import time
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((LOOPBACK, port))
+    listener.listen(2048)
+    bound = listener.getsockname()[1]
+    environment = dict(os.environ)
+    environment[_ENVIRONMENT] = json.dumps(
+        {"definition": os.path.abspath(definition), "images": [os.path.abspath(p) for p in images],
+         "host_config": None if host_config is None else os.path.abspath(host_config), "entry": entry}
+    )
+    fd = listener.fileno()
+    command = [sys.executable, "-m", "nx_agent.mcp.workers", str(fd)]
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(command, pass_fds=[fd], env=environment, stdin=subprocess.DEVNULL)
+
+    stopping: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        stopping.append(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    processes = [start() for _ in range(workers)]
+    if on_ready is not None:
+        on_ready(f"http://{LOOPBACK}:{bound}{MCP_PATH}")
+    try:
+        while not stopping:
+            for index, process in enumerate(processes):
+                if process.poll() is not None:
+                    print(f"nx-agent: worker {process.pid} ended ({process.returncode}); starting another",
+                          file=sys.stderr, flush=True)
+                    processes[index] = start()
+            time.sleep(0.2)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        listener.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+if __name__ == "__main__":
+    _worker(int(sys.argv[1]))
