@@ -76,7 +76,8 @@ def serving(*flags: str, setup: tuple[Path, list[Path], Path]) -> Iterator[tuple
 def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], Path]:
     directory = tmp_path_factory.mktemp("stateless")
     definition, images, _ = write_support_agent(directory)
-    return definition, images, write_config(directory, "host.json", {"callIdPrefix": "test"})
+    config = {"connections": {"shop": {"tokenEnv": "TEST_SHOP_TOKEN"}}, "callIdPrefix": "test"}
+    return definition, images, write_config(directory, "host.json", config)
 
 
 async def _session(server: Any, team_size: int, mode: str = "legacy") -> tuple[list[str], Any]:

@@ -138,7 +138,7 @@ def deployment(
     agent: AgentSource,
     *,
     make_host: Callable[[], Mapping[str, Any]] | None = None,
-    name: str = "nx-agent-tools",
+    name: str = "nx_agent_tools",
     **options: Any,
 ) -> Any:
     """A bound Ray Serve application serving the agent's tools as a JSON endpoint (see the module

@@ -150,7 +150,9 @@ def run_serve(args: Any) -> None:
         # Stateless workers (nx_agent.mcp.workers): each process loads the agent itself.
         from .workers import serve_http_workers
 
-        load_host_config(args.host_config)  # refused here, once, rather than in every worker
+        # The configuration, the images and the connections' tokens are checked here, once, as the
+        # one-process server checks them, rather than in every worker (which would end at start).
+        build_server(args.definition, args.images, load_host_config(args.host_config), args.entry)
 
         def announce(url: str) -> None:
             print(f"nx-agent: serving over stateless streamable HTTP at {url} with {workers} workers",
