@@ -5,8 +5,10 @@
 1. finds the tool (an unknown name is a protocol error, ``INVALID_PARAMS``);
 2. validates the arguments once, with the validator compiled for the tool's input schema when
    the server was made (never a compile per call; :mod:`nx_agent.agent.input_check`, which a tool
-   made with ``validate_arguments=True`` runs itself instead); arguments the schema refuses are an
-   ``invalid-input`` result and the tool does not run;
+   made with ``validate_arguments=True`` runs itself instead), after checking their size against
+   the tool's argument limit (so that a value over it is neither validated nor quoted back);
+   arguments the limit or the schema refuses are an ``invalid-input`` result and the tool does
+   not run;
 3. runs ``aexecute`` with ``callId = call_id(call)`` (default: the MCP request id as text) and
    ``context = context(call)`` (default: none);
 4. hands ``{"name", "call_id", "result"}`` to ``on_result`` (awaited; once per call of a served
@@ -170,7 +172,12 @@ class McpToolServer:
         call_id = await settled(self._call_id(call))
         check = self._checks.get(tool.name)
         result: ToolResult
-        refused = check.refusal(arguments) if check is not None else None
+        refused = None
+        if check is not None:
+            oversized = getattr(tool, "oversized", None)
+            refused = oversized(arguments) if oversized is not None else None
+            if refused is None:
+                refused = check.refusal(arguments)
         if refused is not None:
             result = refused
         else:
