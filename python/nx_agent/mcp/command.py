@@ -3,7 +3,9 @@ HTTP on loopback with ``--http``), with the host configuration of :mod:`.host_co
 
 What the command does with a failed call's reason: the model is told what agent-package §7 allows,
 and the full result (code, message, diagnostics, limit) is logged on stderr (logger
-``nx_agent.mcp``), with the tool's name and the call id.
+``nx_agent.mcp``), with the tool's name and the call id. Every log line goes through
+:class:`~nx_agent._log_text.EscapingFormatter`, and the values a client chose (the call id holds
+its request id) are quoted and bounded: a newline in a JSON-RPC id cannot start a line.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._log_text import EscapingFormatter, quoted
 from ..agent.compile import load_agent
 from ..agent.limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
@@ -79,10 +82,20 @@ def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
 
 def _log_result(event: ResultEvent) -> None:
     result = event["result"]
+    call_id, name = quoted(event["call_id"]), quoted(event["name"])
     if result["ok"]:
-        _log.info("call %s of %s: ok, usage %s", event["call_id"], event["name"], json.dumps(result.get("usage", {})))
+        _log.info("call %s of %s: ok, usage %s", call_id, name, json.dumps(result.get("usage", {})))
     else:
-        _log.warning("call %s of %s failed: %s", event["call_id"], event["name"], json.dumps(result["error"]))
+        _log.warning("call %s of %s failed: %s", call_id, name, json.dumps(result["error"]))
+
+
+def _log_to_stderr() -> None:
+    """Every record on stderr, one line each (:class:`~nx_agent._log_text.EscapingFormatter`)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(EscapingFormatter("nx-agent: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
 
 
 def _read(path: str) -> bytes:
@@ -137,7 +150,7 @@ def run_serve(args: Any) -> None:
     """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
     ``host_config``, ``entry``). Raises :class:`~nx_agent.mcp.transports.PortUnavailable` when the
     port cannot be listened on."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
+    _log_to_stderr()
     config = load_host_config(args.host_config)
     tools = build_server(args.definition, args.images, config, args.entry)
     for skipped in tools.skipped:

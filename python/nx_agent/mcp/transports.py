@@ -58,7 +58,8 @@ async def serve_http(
         listener.close()
         raise PortUnavailable(port, error) from None
     bound = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    # log_config=None: uvicorn's records go to the host's logging as they are (serve's escapes them).
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", log_config=None))
     serving = asyncio.ensure_future(server.serve(sockets=[listener]))
     try:
         while not server.started:
