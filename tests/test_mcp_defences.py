@@ -70,3 +70,99 @@ def test_a_refused_value_under_the_limit_is_quoted_only_in_part() -> None:
     # What is wrong stays readable: the end of the validator's message is kept.
     assert first.endswith('is not of type "integer".') and first.count("y") < MAX_PROBLEM_CHARS
     assert "unexpected" in second and second.count("k") < MAX_PROBLEM_CHARS + 10
+
+
+# ---- maxCallsPerConversation --------------------------------------------------------------------
+
+# The support agent's open_ticket is stored with maxCallsPerConversation 1 (examples/agent.nx).
+TICKET_CAP_TEXT = (
+    "NxAgentToolError: Tool 'open_ticket' may be called at most once in a conversation, and this "
+    "conversation has reached that: do not call it again here."
+)
+
+
+def test_open_ticket_is_stored_with_a_cap_of_one() -> None:
+    stored = {tool.name: tool.config for tool in support_tools()}
+    assert stored["open_ticket"]["maxCallsPerConversation"] == 1
+    assert "maxCallsPerConversation" not in stored["find_plans"]
+
+
+def test_a_tool_past_its_cap_does_not_run_and_the_model_is_told_why() -> None:
+    events: list[dict[str, Any]] = []
+    sent: list[dict[str, Any]] = []
+
+    def request(call: dict[str, Any]) -> dict[str, Any]:
+        sent.append(call)
+        return {"status": 201, "body": {}}
+
+    from nx_agent.agent import compile_agent, load_agent
+    from nx_agent import examples
+
+    compiled = compile_agent(examples.support_images(), descriptions=examples.support_descriptions())
+    server = create_mcp_server(load_agent(compiled.definition_text, compiled.images, request=request), on_result=events.append)
+
+    async def scenario(client: Client) -> None:
+        # Arguments refused before anything runs do not count.
+        refused = await client.call_tool("open_ticket", {"subject": 7})
+        assert refused.is_error is True and "subject" in text_of(refused)
+        first = await client.call_tool("open_ticket", {"subject": "Refund"})
+        assert first.is_error is False
+        for _ in range(2):
+            again = await client.call_tool("open_ticket", {"subject": "Refund again"})
+            assert again.is_error is True and text_of(again) == TICKET_CAP_TEXT
+        # Other tools are not affected.
+        assert (await client.call_tool("find_plans", {"teamSize": 5})).is_error is False
+
+    run(server, scenario)
+    assert len(sent) == 1
+    codes = [event["result"]["ok"] or event["result"]["error"]["code"] for event in events]
+    assert codes == ["invalid-input", True, "resource-limit", "resource-limit", True]
+    assert events[2]["result"]["error"]["limit"] == {"name": "maxCallsPerConversation", "value": 1}
+    assert "usage" not in events[2]["result"]
+
+
+def test_a_host_cap_lowers_every_tools_cap() -> None:
+    events: list[dict[str, Any]] = []
+    server = create_mcp_server(support_tools(), on_result=events.append, max_calls_per_conversation=2)
+
+    async def scenario(client: Client) -> None:
+        answers = [await client.call_tool("find_plans", {"teamSize": 5}) for _ in range(3)]
+        assert [answer.is_error for answer in answers] == [False, False, True]
+        assert text_of(answers[2]) == (
+            "NxAgentToolError: Tool 'find_plans' may be called at most 2 times in a conversation, and this "
+            "conversation has reached that: do not call it again here."
+        )
+        # A tool's own cap below the host's still holds.
+        tickets = [await client.call_tool("open_ticket", {"subject": "Refund"}) for _ in range(2)]
+        assert [answer.is_error for answer in tickets] == [False, True]
+
+    run(server, scenario)
+    assert events[2]["result"]["error"]["limit"] == {"name": "maxCallsPerConversation", "value": 2}
+
+
+def test_each_conversation_has_its_own_count() -> None:
+    conversations = iter(["c1", "c1", "c2", "c1", "c2"])
+    server = create_mcp_server(support_tools(), conversation=lambda call: next(conversations))
+
+    async def scenario(client: Client) -> None:
+        answers = [await client.call_tool("open_ticket", {"subject": "Refund"}) for _ in range(5)]
+        assert [answer.is_error for answer in answers] == [False, True, False, True, True]
+
+    run(server, scenario)
+
+
+def test_serve_takes_the_host_cap_from_the_host_configuration(tmp_path: Any) -> None:
+    from mcp_support import write_support_agent
+    from nx_agent.mcp import read_host_config
+    from nx_agent.mcp.command import build_server
+
+    definition, images, _ = write_support_agent(tmp_path)
+    config = read_host_config({"limits": {"maxCallsPerConversation": 1}, "connections": {"shop": {"noToken": True}}})
+    server = build_server(str(definition), [str(image) for image in images], config, "main.nx")
+    assert server.calls is not None and server.calls.caps == {"find_plans": 1, "lookup_order": 1, "open_ticket": 1}
+
+    async def scenario(client: Client) -> None:
+        answers = [await client.call_tool("find_plans", {"teamSize": 5}) for _ in range(2)]
+        assert [answer.is_error for answer in answers] == [False, True]
+
+    run(server, scenario)

@@ -143,6 +143,7 @@ def build_server(definition_path: str, image_paths: Sequence[str], config: HostC
         call_id=call_id,
         context=config.context,
         on_result=_log_result,
+        max_calls_per_conversation=limits.get("max_calls_per_conversation"),
     )
 
 

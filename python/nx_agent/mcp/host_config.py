@@ -10,7 +10,8 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
         "billing": {"tokenFile": "/run/secrets/billing", "baseUrl": "https://billing.internal"},
         "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": true, "noToken": true}
       },
-      "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000},
+      "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000,
+                 "maxCallsPerConversation": 20},
       "timeout": 10,
       "callIdPrefix": "svc-a"
     }
@@ -25,7 +26,8 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
   ``baseUrl`` sends the connection's requests to another base URL than the stored one (a staging
   host, or a local server in tests): the path and query built under the stored base are kept. An
   ``http:`` override needs ``"allowInsecure": true``;
-- ``limits``: the per-call limits of ``create_agent_tools``;
+- ``limits``: the per-call limits of ``create_agent_tools``, and ``maxCallsPerConversation``, a cap
+  on every tool's calls in one conversation (an MCP session) below the tools' own;
 - ``timeout``: seconds for one HTTP exchange (default 10);
 - ``callIdPrefix``: each call's ``callId`` is ``<prefix>:<n>:<request id>`` (``n`` counts the
   server's calls), unique across connections; the default prefix is random per run.
@@ -49,7 +51,12 @@ __all__ = ["ENV_HOST_CONFIG", "ConnectionConfig", "HostConfig", "HostConfigError
 ENV_HOST_CONFIG = "NX_AGENT_HOST_CONFIG"
 _KEYS = {"context", "connections", "limits", "timeout", "callIdPrefix"}
 _CONNECTION_KEYS = {"tokenEnv", "tokenFile", "baseUrl", "allowInsecure", "noToken"}
-_LIMITS = {"maxOperations": "max_operations", "maxArgumentsSize": "max_arguments_size", "maxContextSize": "max_context_size"}
+_LIMITS = {
+    "maxOperations": "max_operations",
+    "maxArgumentsSize": "max_arguments_size",
+    "maxContextSize": "max_context_size",
+    "maxCallsPerConversation": "max_calls_per_conversation",
+}
 
 
 class HostConfigError(NxError):
