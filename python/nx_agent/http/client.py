@@ -226,6 +226,13 @@ _HANDLED: Final = (
 )
 
 
+def _body_reader(response: httpx.Response, max_body_chars: int) -> tuple[BodyDecoder, _BodyText]:
+    """The decoder and the text of a response's body. A body a transport already read (a mock
+    transport's) is in memory, decoded by ``httpx``: it is passed through."""
+    encoding = None if response.is_stream_consumed else response.headers.get("content-encoding")
+    return BodyDecoder(encoding), _BodyText(max_body_chars)
+
+
 def _read_body(decoder: BodyDecoder, body: _BodyText, raw: bytes) -> bool:
     """Decode ``raw`` into ``body`` piece by piece; answer whether the body's cap is reached."""
     for piece in decoder.feed(raw):
@@ -318,9 +325,9 @@ class HttpxRequestFunction:
         ) as response:
             if response.status_code in REDIRECT_STATUSES:
                 raise _Redirected(response.status_code)
-            decoder = BodyDecoder(response.headers.get("content-encoding"))
-            body = _BodyText(self.max_body_chars)
-            for chunk in response.iter_raw(_CHUNK_BYTES):
+            decoder, body = _body_reader(response, self.max_body_chars)
+            chunks = response.iter_bytes(_CHUNK_BYTES) if response.is_stream_consumed else response.iter_raw(_CHUNK_BYTES)
+            for chunk in chunks:
                 if exchange.abandoned:
                     raise _Abandoned
                 if _read_body(decoder, body, chunk):
@@ -391,9 +398,9 @@ class AsyncHttpxRequestFunction:
         ) as response:
             if response.status_code in REDIRECT_STATUSES:
                 raise _Redirected(response.status_code)
-            decoder = BodyDecoder(response.headers.get("content-encoding"))
-            body = _BodyText(self.max_body_chars)
-            async for chunk in response.aiter_raw(_CHUNK_BYTES):
+            decoder, body = _body_reader(response, self.max_body_chars)
+            achunks = response.aiter_bytes(_CHUNK_BYTES) if response.is_stream_consumed else response.aiter_raw(_CHUNK_BYTES)
+            async for chunk in achunks:
                 if _read_body(decoder, body, chunk):
                     break
             else:
