@@ -29,6 +29,7 @@ from ..errors import NxError, NxIrError
 from ..http.connections import RoutedRequest, stored_base_urls, token_env_name
 from ..ir import prepare_module
 from .host_config import HostConfig, HostConfigError, load_host_config
+from .http_settings import SERVE_TOKEN_ENV
 from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server
 from .transports import serve_http, serve_stdio
 
@@ -147,12 +148,28 @@ def build_server(definition_path: str, image_paths: Sequence[str], config: HostC
     )
 
 
+def _bearer_token(config: HostConfig, no_auth: bool) -> str | None:
+    """The token HTTP clients must send; ``None`` with ``--no-auth``. Without either, serving is refused."""
+    if no_auth:
+        return None
+    token = config.http.bearer_token()
+    if token is None:
+        raise HostConfigError(
+            f"serve --http needs the bearer token its clients will send: set {SERVE_TOKEN_ENV}, give http.tokenEnv "
+            "or http.tokenFile in the host configuration, or pass --no-auth to serve without authentication"
+        )
+    return token
+
+
 def run_serve(args: Any) -> None:
     """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
-    ``host_config``, ``entry``). Raises :class:`~nx_agent.mcp.transports.PortUnavailable` when the
-    port cannot be listened on."""
+    ``no_auth``, ``host_config``, ``entry``). Raises :class:`~nx_agent.mcp.transports.PortUnavailable`
+    when the port cannot be listened on, and :class:`HostConfigError` for HTTP with no bearer
+    token and no ``--no-auth``."""
     _log_to_stderr()
     config = load_host_config(args.host_config)
+    no_auth = bool(getattr(args, "no_auth", False))
+    token = _bearer_token(config, no_auth) if args.http else None
     tools = build_server(args.definition, args.images, config, args.entry)
     for skipped in tools.skipped:
         _log.info("tool %s (kind %s) is run by a model's provider: not served", skipped.name, skipped.kind)
@@ -161,8 +178,10 @@ def run_serve(args: Any) -> None:
 
         def ready(url: str) -> None:
             print(f"nx-agent: serving {names} over streamable HTTP at {url}", file=sys.stderr, flush=True)
+            if no_auth:
+                _log.warning("clients are not authenticated (--no-auth): any local process can call the tools")
 
-        asyncio.run(serve_http(tools, port=args.port, on_ready=ready))
+        asyncio.run(serve_http(tools, port=args.port, on_ready=ready, token=token, no_auth=no_auth, settings=config.http))
     else:
         _log.info("serving %s over stdio", names)
         asyncio.run(serve_stdio(tools))
