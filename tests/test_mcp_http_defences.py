@@ -381,3 +381,14 @@ def test_calls_are_counted_per_mcp_session() -> None:
         # open_ticket is stored with maxCallsPerConversation 1: once per session.
         assert anyio.run(session) == [False, True]
         assert anyio.run(session) == [False, True]
+
+
+def test_a_stateless_app_has_no_opening_check_and_keeps_the_token() -> None:
+    from nx_agent.mcp.auth import BearerAuth
+    from nx_agent.mcp.sessions import OpeningRequests
+    from nx_agent.mcp.transports import http_app
+
+    stateful = http_app(create_mcp_server(support_tools()), HttpSettings(), "tok")
+    stateless = http_app(create_mcp_server(support_tools()), HttpSettings(), "tok", stateless=True)
+    assert isinstance(stateful, BearerAuth) and isinstance(stateful.app, OpeningRequests)
+    assert isinstance(stateless, BearerAuth) and not isinstance(stateless.app, OpeningRequests)

@@ -41,10 +41,11 @@ async def serve_stdio(tools: McpToolServer) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def http_app(tools: McpToolServer, settings: HttpSettings, token: str | None) -> Any:
+def http_app(tools: McpToolServer, settings: HttpSettings, token: str | None, *, stateless: bool = False) -> Any:
     """The ASGI app :func:`serve_http` runs: the SDK's streamable HTTP app with its session caps
-    and body limit from ``settings``, behind the opening-request check and, with a ``token``,
-    the bearer-token check. The connection bounds are uvicorn's (:func:`serve_http`)."""
+    and body limit from ``settings``, behind the opening-request check (not ``stateless``: then
+    there are no sessions, and any request may come first) and, with a ``token``, the
+    bearer-token check. The connection bounds are uvicorn's (:func:`serve_http`)."""
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
     from .auth import BearerAuth
@@ -56,13 +57,15 @@ def http_app(tools: McpToolServer, settings: HttpSettings, token: str | None) ->
         max_request_body_size=settings.max_request_body_size,
         session_idle_timeout=settings.session_idle_timeout,
         max_sessions=settings.max_sessions,
+        stateless_http=stateless,
     )
-    app = OpeningRequests(
-        app,
-        path=MCP_PATH,
-        handshake_versions=frozenset(HANDSHAKE_PROTOCOL_VERSIONS),
-        max_body_size=settings.max_request_body_size,
-    )
+    if not stateless:
+        app = OpeningRequests(
+            app,
+            path=MCP_PATH,
+            handshake_versions=frozenset(HANDSHAKE_PROTOCOL_VERSIONS),
+            max_body_size=settings.max_request_body_size,
+        )
     return BearerAuth(app, token) if token is not None else app
 
 
