@@ -25,6 +25,8 @@ from nx_agent.agent import CompiledAgent, compile_agent
 
 PLANS_5 = [{"$type": "Plan", "name": "Team", "seats": 5, "monthlyPrice": 20}]
 SHOP_TOKEN = "tok-shop-test"
+SERVE_TOKEN = "tok-serve-test"
+"""The bearer token HTTP clients of the test servers send (``NX_AGENT_SERVE_TOKEN``)."""
 STARTUP_SECONDS = 60.0
 
 
@@ -64,8 +66,18 @@ def shop_config(shop_url: str, **extra: Any) -> dict[str, Any]:
 def server_env() -> dict[str, str]:
     env = dict(os.environ)
     env["TEST_SHOP_TOKEN"] = SHOP_TOKEN
+    env["NX_AGENT_SERVE_TOKEN"] = SERVE_TOKEN
     env.pop("NX_AGENT_HOST_CONFIG", None)
     return env
+
+
+def authorized(url: str, token: str = SERVE_TOKEN) -> Any:
+    """What ``mcp.Client`` is given to reach a server over HTTP with a bearer token: the SDK's
+    streamable HTTP transport over a client that sends ``Authorization: Bearer <token>``."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}))
 
 
 def serve_args(definition: Path, images: list[Path], config: Path | None) -> list[str]:
@@ -76,10 +88,13 @@ def serve_args(definition: Path, images: list[Path], config: Path | None) -> lis
 
 
 @contextmanager
-def http_server(definition: Path, images: list[Path], config: Path | None) -> Iterator[str]:
-    """`nx-agent serve --http --port 0` as a subprocess; yields the URL it prints once ready."""
+def http_server(
+    definition: Path, images: list[Path], config: Path | None, extra: tuple[str, ...] = (), lines: list[str] | None = None
+) -> Iterator[str]:
+    """`nx-agent serve --http --port 0` (and ``extra`` options) as a subprocess; yields the URL it
+    prints once ready. Its stderr lines are collected in ``lines`` when given."""
     process = subprocess.Popen(
-        [sys.executable, *serve_args(definition, images, config), "--http", "--port", "0"],
+        [sys.executable, *serve_args(definition, images, config), "--http", "--port", "0", *extra],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -87,7 +102,8 @@ def http_server(definition: Path, images: list[Path], config: Path | None) -> It
         env=server_env(),
     )
     assert process.stderr is not None
-    lines: list[str] = []
+    if lines is None:
+        lines = []
     url: list[str] = []
     found = threading.Event()
 

@@ -36,7 +36,7 @@ async def find_plans(files: list[str]) -> tuple[list[str], Any]:
 
 def make_server(files: list[str]) -> Any:
     """The same tools behind an MCP server made in Python: run it with
-    `asyncio.run(nx_agent.mcp.serve_stdio(server))` or `serve_http(server, port=8000)`."""
+    `asyncio.run(nx_agent.mcp.serve_stdio(server))` or `serve_http(server, port=8000, token=...)`."""
     definition, *images = files
     support = load_agent(
         Path(definition).read_text(encoding="utf-8"),

@@ -64,7 +64,8 @@ def test_serve_on_a_port_in_use_says_so(example: Path) -> None:
     busy.listen()
     port = busy.getsockname()[1]
     try:
-        done = nx_agent("serve", *agent(example), "--http", "--port", str(port), env=with_token())
+        done = nx_agent("serve", *agent(example), "--http", "--port", str(port),
+                        env=with_token(NX_AGENT_SERVE_TOKEN="serve-token"))
     finally:
         busy.close()
     assert done.returncode == 3, done.stderr

@@ -175,14 +175,20 @@ def test_the_host_configuration_example_is_read_as_documented(monkeypatch: pytes
     secret = tmp_path / "billing"
     secret.write_text("billing-token\n", encoding="utf-8")
     monkeypatch.setenv("SHOP_API_TOKEN", "shop-token")
+    monkeypatch.setenv("SERVE_TOKEN", "serve-token")
     assert isinstance(document, dict)
     document["connections"]["billing"]["tokenFile"] = str(secret)
     config = read_host_config(document)
     assert config.token_for("shop") == "shop-token" and config.token_for("billing") == "billing-token"
     assert config.needs_no_token("local") and config.token_for("local") is None
     assert config.connections["local"].base_url == "http://127.0.0.1:8080"
-    assert config.limits == {"max_operations": 100000, "max_arguments_size": 1000, "max_context_size": 1000}
+    assert config.limits == {
+        "max_operations": 100000, "max_arguments_size": 1000, "max_context_size": 1000, "max_calls_per_conversation": 20,
+    }
     assert config.call_id_prefix == "svc-a" and config.timeout == 10.0
+    # The example's http object spells out the defaults, with a token.
+    assert config.http.bearer_token() == "serve-token"
+    assert config.http == type(config.http)(token="serve-token")
 
 
 def test_the_descriptions_example_is_read_as_documented() -> None:

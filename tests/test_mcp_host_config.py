@@ -76,6 +76,14 @@ def test_a_configuration_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         ({"limits": {"maxSteps": 3}}, "unknown limit 'maxSteps'"),
         ({"timeout": 0}, "timeout must be a positive number"),
         ({"callIdPrefix": ""}, "callIdPrefix must be a non-empty string"),
+        ({"limits": {"maxCallsPerConversation": 1.5}}, "must be a non-negative integer"),
+        ({"http": []}, "http: must be an object"),
+        ({"http": {"maxConnection": 3}}, "http: unknown key 'maxConnection'"),
+        ({"http": {"headerTimeout": 0}}, "http: headerTimeout must be a positive number of seconds"),
+        ({"http": {"bodyTimeout": True}}, "http: bodyTimeout must be a positive number of seconds"),
+        ({"http": {"maxSessions": 0}}, "http: maxSessions must be a positive integer"),
+        ({"http": {"tokenEnv": "NX_TEST_UNSET_VARIABLE"}}, "http: the environment variable NX_TEST_UNSET_VARIABLE is not set"),
+        ({"http": {"tokenEnv": "A", "tokenFile": "b"}}, "http: give tokenEnv or tokenFile, not both"),
     ],
 )
 def test_a_configuration_that_cannot_be_used(document: Any, says: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,6 +91,28 @@ def test_a_configuration_that_cannot_be_used(document: Any, says: str, monkeypat
     with pytest.raises(HostConfigError) as raised:
         read_host_config(document, "host.json")
     assert says in str(raised.value) and raised.value.code == "nx-agent-host-config"
+
+
+def test_the_http_object_and_its_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nx_agent.mcp.http_settings import HttpSettings
+
+    monkeypatch.delenv("NX_AGENT_SERVE_TOKEN", raising=False)
+    defaults = read_host_config({}).http
+    assert defaults == HttpSettings()
+    assert (defaults.header_timeout, defaults.body_timeout, defaults.max_connections, defaults.max_sessions,
+            defaults.session_idle_timeout, defaults.max_request_body_size) == (10.0, 30.0, 128, 64, 600.0, 1_048_576)
+    assert defaults.bearer_token() is None
+    monkeypatch.setenv("NX_AGENT_SERVE_TOKEN", "from-the-variable")
+    assert defaults.bearer_token() == "from-the-variable"
+    token_file = tmp_path / "serve-token"
+    token_file.write_text("from-the-file\n", encoding="utf-8")
+    read = read_host_config({"http": {"tokenFile": str(token_file), "headerTimeout": 2, "maxConnections": 8,
+                                      "maxSessions": 4, "sessionIdleTimeout": 60, "maxRequestBodySize": 4096,
+                                      "bodyTimeout": 5.5}}).http
+    assert read == HttpSettings(header_timeout=2.0, body_timeout=5.5, max_connections=8, max_sessions=4,
+                                session_idle_timeout=60.0, max_request_body_size=4096, token="from-the-file")
+    assert read.bearer_token() == "from-the-file"
+    assert read_host_config({"limits": {"maxCallsPerConversation": 3}}).limits == {"max_calls_per_conversation": 3}
 
 
 def test_a_routed_request_keeps_the_path_and_refuses_what_is_not_under_the_base() -> None:

@@ -24,6 +24,7 @@ from mcp import Client, StdioServerParameters
 from mcp_support import (
     PLANS_5,
     SHOP_TOKEN,
+    authorized,
     http_server,
     serve_args,
     server_env,
@@ -68,7 +69,7 @@ def connect(request: pytest.FixtureRequest, setup: Setup) -> Callable[[str], Any
     """`connect(config)` answers what `mcp.Client` is given to reach a server with that configuration."""
     if request.param == "http":
         urls = request.getfixturevalue("http_urls")
-        return lambda config: urls[config]
+        return lambda config: authorized(urls[config])
 
     def stdio(config: str) -> StdioServerParameters:
         return StdioServerParameters(

@@ -25,7 +25,16 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_support import PLANS_5, STARTUP_SECONDS, serve_args, server_env, write_config, write_support_agent
+from mcp_support import (
+    PLANS_5,
+    SERVE_TOKEN,
+    STARTUP_SECONDS,
+    authorized,
+    serve_args,
+    server_env,
+    write_config,
+    write_support_agent,
+)
 
 mcp = pytest.importorskip("mcp")
 httpx2 = pytest.importorskip("httpx2")
@@ -80,8 +89,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], P
     return definition, images, write_config(directory, "host.json", config)
 
 
-async def _session(server: Any, team_size: int, mode: str = "legacy") -> tuple[list[str], Any]:
-    async with Client(server, mode=mode) as client:
+async def _session(url: str, team_size: int, mode: str = "legacy") -> tuple[list[str], Any]:
+    async with Client(authorized(url), mode=mode) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
         result = await client.call_tool("find_plans", {"teamSize": team_size})
         assert result.is_error is False
@@ -105,6 +114,10 @@ def test_two_stateless_workers_answer_a_real_mcp_client(setup: tuple[Path, list[
     with serving("--stateless", "--workers", "2", setup=setup) as (url, lines):
         assert "with 2 workers" in "".join(lines)
         _wait_until_answering(url)
+        # Every worker asks for the bearer token, as one process does.
+        for _ in range(4):
+            refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            assert refused.status_code == 401
         pids: set[str] = set()
         for _ in range(10):  # many sessions at once, until the kernel has handed both workers some
             results: list[Any] = []
@@ -148,7 +161,7 @@ def _balanced_session(urls: list[str], mode: str = "legacy") -> tuple[list[int],
     balancer = RoundRobin([int(re.search(r":(\d+)/", url).group(1)) for url in urls])  # type: ignore[union-attr]
 
     async def main() -> Any:
-        async with httpx2.AsyncClient(transport=balancer) as http:
+        async with httpx2.AsyncClient(transport=balancer, headers={"authorization": f"Bearer {SERVE_TOKEN}"}) as http:
             async with Client(streamable_http_client(urls[0], http_client=http), mode=mode) as client:
                 answers = [await client.call_tool("find_plans", {"teamSize": n}) for n in (5, 6, 7)]
                 return [json.loads(answer.content[0].text) for answer in answers]

@@ -247,3 +247,38 @@ def test_provider_tools_are_mapped_left_out_or_refused() -> None:
     asyncio.run(Runner.run(Agent(name="s", tools=tools, model=model), "hi", run_config=RunConfig(tracing_disabled=True)))
     assert model.last_call is not None
     assert [type(tool).__name__ for tool in model.last_call.tools] == [type(tool).__name__ for tool in tools]
+
+
+# The support agent's open_ticket is stored with maxCallsPerConversation 1.
+TICKET_CAP_TEXT = (
+    "NxAgentToolError: Tool 'open_ticket' may be called at most once in a conversation, and this "
+    "conversation has reached that: do not call it again here."
+)
+
+
+def test_max_calls_per_conversation_is_enforced_per_run() -> None:
+    events: list[Any] = []
+    tools = to_function_tools(support_agent(), on_result=events.append, **LEAVE_OUT)
+    calls = [("open_ticket", {"subject": "Refund"}, "c1"), ("open_ticket", {"subject": "Again"}, "c2")]
+    outputs, _ = run(tools, calls)
+    assert json.loads(outputs["c1"])["status"] == 200
+    assert outputs["c2"] == TICKET_CAP_TEXT
+    assert events[1]["result"]["error"] == {
+        "code": "resource-limit",
+        "message": TICKET_CAP_TEXT.removeprefix("NxAgentToolError: "),
+        "limit": {"name": "maxCallsPerConversation", "value": 1},
+    }
+    # A new run is a new conversation: the same tools may open a ticket again.
+    outputs, _ = run(tools, [("open_ticket", {"subject": "Next"}, "c3")])
+    assert json.loads(outputs["c3"])["status"] == 200
+
+
+def test_a_host_cap_and_a_host_conversation() -> None:
+    tools = to_function_tools(
+        support_agent(), max_calls_per_conversation=1, conversation=lambda call: "one conversation", **LEAVE_OUT
+    )
+    outputs, _ = run(tools, [("find_plans", {"teamSize": 5}, "c1"), ("find_plans", {"teamSize": 5}, "c2")])
+    assert json.loads(outputs["c1"]) == PLANS_5 and "at most once in a conversation" in outputs["c2"]
+    # The host's key spans runs.
+    outputs, _ = run(tools, [("find_plans", {"teamSize": 5}, "c3")])
+    assert "at most once in a conversation" in outputs["c3"]

@@ -232,3 +232,30 @@ def test_provider_tools_become_native_tools_or_are_left_out_or_refused() -> None
         to_tools(agent, provider_tool=web)
     with pytest.raises(ToolExportError, match="'web_search'"):
         to_capability(agent, provider_tool=lambda tool: {"type": "web_search"})
+
+
+# The support agent's open_ticket is stored with maxCallsPerConversation 1.
+TICKET_CAP_TEXT = (
+    "NxAgentToolError: Tool 'open_ticket' may be called at most once in a conversation, and this "
+    "conversation has reached that: do not call it again here."
+)
+
+
+def test_max_calls_per_conversation_is_enforced_per_run() -> None:
+    events: list[Any] = []
+    tools = to_tools(support_agent(), on_result=events.append, **LEAVE_OUT)
+    run = Run([("open_ticket", {"subject": "Refund"}, "c1"), ("open_ticket", {"subject": "Again"}, "c2")])
+    returned = run(tools=tools)
+    assert returned["c1"].content["status"] == 200
+    assert returned["c2"].content == TICKET_CAP_TEXT and returned["c2"].outcome == "failed"
+    assert events[1]["result"]["error"]["limit"] == {"name": "maxCallsPerConversation", "value": 1}
+    # A new run is a new conversation.
+    again = Run([("open_ticket", {"subject": "Next"}, "c3")])(tools=tools)
+    assert again["c3"].content["status"] == 200
+
+
+def test_a_host_cap_lowers_every_tools_cap() -> None:
+    tools = to_tools(support_agent(), max_calls_per_conversation=1, **LEAVE_OUT)
+    returned = Run([("find_plans", {"teamSize": 5}, "c1"), ("find_plans", {"teamSize": 5}, "c2")])(tools=tools)
+    assert returned["c1"].content == PLANS_5
+    assert "find_plans' may be called at most once in a conversation" in str(returned["c2"].content)

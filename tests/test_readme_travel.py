@@ -34,6 +34,6 @@ def test_the_serve_flags_exist() -> None:
     from nx_agent.cli import build_parser
 
     text = readme.section("Past one process")
-    assert "--http --stateless --workers 4" in text
+    assert "--http --stateless --workers 2" in text
     help_text = build_parser().format_help()
     assert "serve" in help_text

@@ -54,7 +54,9 @@ def _free_port() -> int:
 def _serve_http(command: str, cwd: Path, env: dict[str, str]) -> str:
     """Start an ``nx-agent serve --http`` command, list its tools over MCP, then stop it with
     SIGINT (Ctrl-C): it must exit 130 without a traceback. Answers what it served."""
+    import httpx2
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     port = _free_port()
     command = re.sub(r"--port \d+", f"--port {port}", command)
@@ -63,18 +65,26 @@ def _serve_http(command: str, cwd: Path, env: dict[str, str]) -> str:
     try:
         assert process.stderr is not None
         ready = ""
-        while "over streamable HTTP" not in ready:
+        while "streamable HTTP at" not in ready:
             line = process.stderr.readline()
             assert line, f"serve ended before it was ready: {ready}"
             ready += line
-        assert f"over streamable HTTP at http://127.0.0.1:{port}/mcp" in ready, ready
+        assert re.search(rf"over (stateless )?streamable HTTP at http://127\.0\.0\.1:{port}/mcp", ready), ready
+
+        url = f"http://127.0.0.1:{port}/mcp"
+        token = env.get("NX_AGENT_SERVE_TOKEN")
+        assert token, "the README sets the token HTTP clients send before serving over HTTP"
 
         async def listed() -> list[str]:
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                return [tool.name for tool in (await client.list_tools()).tools]
+            async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http:
+                async with Client(streamable_http_client(url, http_client=http)) as client:
+                    return [tool.name for tool in (await client.list_tools()).tools]
 
         names = anyio.run(listed)
         assert names == ["find_plans", "lookup_order", "open_ticket"]
+        # Without the token, nothing is served.
+        refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert refused.status_code == 401
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     finally:
@@ -132,8 +142,12 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
                 assert cwd.is_dir(), part
                 continue
             if part.startswith("export "):
-                name, _, value = part[len("export "):].partition("=")
-                env[name] = value
+                # The value as the shell gives it (a README export may run a command).
+                name = part[len("export "):].partition("=")[0]
+                done = subprocess.run(["bash", "-c", f'{part} && printf %s "${name}"'], cwd=cwd, env=env,
+                                      capture_output=True, text=True, timeout=60, check=False)
+                assert done.returncode == 0, f"README.md line {step.line}: {part}\n{done.stderr}"
+                env[name] = done.stdout
                 continue
             if part.startswith("nx-agent serve") and "--http" in part:
                 outputs[step.line] = _serve_http(part, cwd, env)

@@ -13,6 +13,13 @@ host's own code, and the fixed sentence for the package's other codes. ``on_resu
 full result. An :class:`~nx_agent.NxAgentToolError` raised by ``on_result`` is what the model is
 told instead, in the host's own words; any other exception it (or ``call_id``/``context``) raises
 propagates, and the SDK fails the run with it, as it does for any exception of ``on_invoke_tool``.
+
+``maxCallsPerConversation`` (:mod:`nx_agent.agent.conversation`) is counted per run: a call past
+a tool's cap does not run, and the model is told, in a ``resource-limit`` error, that the tool
+cannot be called again in this run. A run is known by the SDK's own record of it (the usage
+object every tool call of one ``Runner.run`` shares); ``conversation(call)`` chooses another key
+(say the conversation id in the host's context), and ``max_calls_per_conversation`` lowers the
+cap of every tool.
 """
 
 from __future__ import annotations
@@ -32,14 +39,17 @@ except ModuleNotFoundError as _missing:
 
 from ._js import json_text
 from .adapters.calls import (
+    CallCounter,
     CallIdFunction,
     ContextFunction,
+    ConversationFunction,
     ExecutableTool,
     ProviderToolFunction,
     ResultHook,
     ToolCall,
     adapter_tools,
     answer_call,
+    call_counter,
 )
 from .adapters.policy import model_text
 from .tool_json import strict_schema_qualifies
@@ -64,13 +74,14 @@ def _function_tool(
     call_id: CallIdFunction | None,
     context: ContextFunction | None,
     on_result: ResultHook | None,
+    counter: CallCounter | None,
 ) -> FunctionTool:
     name: str = fields["name"]
     schema = fields["inputSchema"]
 
     async def on_invoke_tool(ctx: ToolContext[Any], args_json: str) -> str:
         call = ToolCall(name, ctx.tool_call_id, _input_of(args_json), ctx)
-        answer = await answer_call(tool, call, call_id=call_id, context=context, on_result=on_result)
+        answer = await answer_call(tool, call, call_id=call_id, context=context, on_result=on_result, counter=counter)
         return json_text(answer.output) if answer.error is None else model_text(answer.error)
 
     return FunctionTool(
@@ -82,6 +93,11 @@ def _function_tool(
     )
 
 
+def _run_of(call: ToolCall) -> Any:
+    """The run a call belongs to: the usage record the SDK shares between the tool calls of one run."""
+    return call.sdk_context.usage
+
+
 def to_function_tools(
     tools: Iterable[Any],
     *,
@@ -89,6 +105,8 @@ def to_function_tools(
     context: ContextFunction | None = None,
     on_result: ResultHook | None = None,
     provider_tool: ProviderToolFunction | None = None,
+    max_calls_per_conversation: int | None = None,
+    conversation: ConversationFunction | None = None,
 ) -> list[Tool]:
     """The tools (``create_agent_tools``/``load_agent``) as Agents SDK tools, in order.
 
@@ -99,8 +117,15 @@ def to_function_tools(
     A provider tool (web search) becomes what ``provider_tool(tool)`` answers (e.g.
     ``agents.WebSearchTool(...)``), or is left out for ``None``; without ``provider_tool`` it
     raises :class:`~nx_agent.tool_json.ToolExportError` naming the tool.
+    ``max_calls_per_conversation`` caps every tool's calls in one run (a tool's own
+    ``maxCallsPerConversation``, when lower, still holds); ``conversation(call)`` answers the key
+    calls are counted under instead of the run.
     """
+    adapted = adapter_tools(tools, provider_tool)
+    counter = call_counter(
+        [fields for fields, tool, _ in adapted if tool is not None], max_calls_per_conversation, conversation or _run_of
+    )
     return [
-        mapped if tool is None else _function_tool(fields, tool, call_id, context, on_result)
-        for fields, tool, mapped in adapter_tools(tools, provider_tool)
+        mapped if tool is None else _function_tool(fields, tool, call_id, context, on_result, counter)
+        for fields, tool, mapped in adapted
     ]

@@ -16,6 +16,12 @@ retry budget), every other code as ``ToolFailed`` (a failed tool result, no retr
 sentence for the package's other codes; ``on_result`` sees the full result. An
 :class:`~nx_agent.NxAgentToolError` raised by ``on_result`` is what the model is told instead, in
 the host's own words; any other exception propagates out of the run.
+
+``maxCallsPerConversation`` (:mod:`nx_agent.agent.conversation`) is counted per run (pydantic-ai's
+``RunContext.run_id``): a call past a tool's cap does not run, and the model is told, as a failed
+tool result (``resource-limit``), that the tool cannot be called again in this run.
+``conversation(call)`` chooses another key (``call.sdk_context.conversation_id`` counts across
+the runs of one conversation), and ``max_calls_per_conversation`` lowers the cap of every tool.
 """
 
 from __future__ import annotations
@@ -36,14 +42,17 @@ except ModuleNotFoundError as _missing:
     raise missing_extra("nx_agent.pydantic_ai", "pydantic-ai", _missing, ("pydantic_ai", "pydantic", "pydantic_core")) from None
 
 from .adapters.calls import (
+    CallCounter,
     CallIdFunction,
     ContextFunction,
+    ConversationFunction,
     ExecutableTool,
     ProviderToolFunction,
     ResultHook,
     ToolCall,
     adapter_tools,
     answer_call,
+    call_counter,
 )
 from .adapters.policy import model_text
 from .agent.diagnostics import NxAgentToolError
@@ -65,13 +74,14 @@ def _tool(
     context: ContextFunction | None,
     on_result: ResultHook | None,
     max_retries: int | None,
+    counter: CallCounter | None,
 ) -> Tool[Any]:
     name: str = fields["name"]
     schema = fields["inputSchema"]
 
     async def run(ctx: RunContext[Any], /, **input: Any) -> Any:
         call = ToolCall(name, ctx.tool_call_id or "", input, ctx)
-        answer = await answer_call(tool, call, call_id=call_id, context=context, on_result=on_result)
+        answer = await answer_call(tool, call, call_id=call_id, context=context, on_result=on_result, counter=counter)
         if answer.error is not None:
             _tell_model(answer.error)
         return answer.output
@@ -85,6 +95,11 @@ def _tool(
     return made
 
 
+def _run_of(call: ToolCall) -> Any:
+    """The run a call belongs to: pydantic-ai's id of it."""
+    return call.sdk_context.run_id
+
+
 def _collect(
     tools: Iterable[Any],
     call_id: CallIdFunction | None,
@@ -92,14 +107,20 @@ def _collect(
     on_result: ResultHook | None,
     provider_tool: ProviderToolFunction | None,
     max_retries: int | None,
+    max_calls_per_conversation: int | None,
+    conversation: ConversationFunction | None,
 ) -> tuple[list[Tool[Any]], list[tuple[str, Any]]]:
     made: list[Tool[Any]] = []
     provided: list[tuple[str, Any]] = []
-    for fields, tool, mapped in adapter_tools(tools, provider_tool):
+    adapted = adapter_tools(tools, provider_tool)
+    counter = call_counter(
+        [fields for fields, tool, _ in adapted if tool is not None], max_calls_per_conversation, conversation or _run_of
+    )
+    for fields, tool, mapped in adapted:
         if tool is None:
             provided.append((str(fields["name"]), mapped))
         else:
-            made.append(_tool(fields, tool, call_id, context, on_result, max_retries))
+            made.append(_tool(fields, tool, call_id, context, on_result, max_retries, counter))
     return made, provided
 
 
@@ -111,6 +132,8 @@ def to_tools(
     on_result: ResultHook | None = None,
     provider_tool: ProviderToolFunction | None = None,
     max_retries: int | None = None,
+    max_calls_per_conversation: int | None = None,
+    conversation: ConversationFunction | None = None,
 ) -> list[Tool[Any]]:
     """The tools (``create_agent_tools``/``load_agent``) that run here, as pydantic-ai ``Tool``s.
 
@@ -119,12 +142,16 @@ def to_tools(
     "result"})`` is called (and awaited) once per executable call. Each is handed a
     :class:`~nx_agent.adapters.calls.ToolCall` whose ``sdk_context`` is the ``RunContext``.
     ``max_retries`` bounds the ``invalid-input`` retries of each tool (pydantic-ai's default
-    otherwise). A list of ``Tool``s cannot hold a provider tool: ``provider_tool(tool)`` must
-    answer ``None`` to leave it out (use :func:`to_capability` to keep it); without
-    ``provider_tool``, or with another answer, this raises
+    otherwise). ``max_calls_per_conversation`` caps every tool's calls in one run (a tool's own
+    ``maxCallsPerConversation``, when lower, still holds); ``conversation(call)`` answers the key
+    calls are counted under instead of the run. A list of ``Tool``s cannot hold a provider tool:
+    ``provider_tool(tool)`` must answer ``None`` to leave it out (use :func:`to_capability` to keep
+    it); without ``provider_tool``, or with another answer, this raises
     :class:`~nx_agent.tool_json.ToolExportError` naming the tool.
     """
-    made, provided = _collect(tools, call_id, context, on_result, provider_tool, max_retries)
+    made, provided = _collect(
+        tools, call_id, context, on_result, provider_tool, max_retries, max_calls_per_conversation, conversation
+    )
     if provided:
         name = provided[0][0]
         raise ToolExportError(
@@ -143,6 +170,8 @@ def to_toolset(
     on_result: ResultHook | None = None,
     provider_tool: ProviderToolFunction | None = None,
     max_retries: int | None = None,
+    max_calls_per_conversation: int | None = None,
+    conversation: ConversationFunction | None = None,
 ) -> FunctionToolset[Any]:
     """:func:`to_tools` in a ``FunctionToolset``, for ``Agent(toolsets=[...])``."""
     return FunctionToolset(
@@ -153,6 +182,8 @@ def to_toolset(
             on_result=on_result,
             provider_tool=provider_tool,
             max_retries=max_retries,
+            max_calls_per_conversation=max_calls_per_conversation,
+            conversation=conversation,
         )
     )
 
@@ -165,12 +196,16 @@ def to_capability(
     on_result: ResultHook | None = None,
     provider_tool: ProviderToolFunction | None = None,
     max_retries: int | None = None,
+    max_calls_per_conversation: int | None = None,
+    conversation: ConversationFunction | None = None,
 ) -> AbstractCapability[Any]:
     """Every tool, for ``Agent(capabilities=[...])``: the tools that run here as a toolset, and
     each provider tool as what ``provider_tool(tool)`` answers, a pydantic-ai native tool (e.g.
     ``WebSearchTool(allowed_domains=...)``) or a capability (``None`` leaves it out; without
     ``provider_tool`` a provider tool raises :class:`~nx_agent.tool_json.ToolExportError`)."""
-    made, provided = _collect(tools, call_id, context, on_result, provider_tool, max_retries)
+    made, provided = _collect(
+        tools, call_id, context, on_result, provider_tool, max_retries, max_calls_per_conversation, conversation
+    )
     parts: list[AbstractCapability[Any]] = [Toolset(FunctionToolset(made))]
     for name, mapped in provided:
         if isinstance(mapped, AbstractCapability):

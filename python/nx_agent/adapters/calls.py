@@ -5,7 +5,9 @@ The host passes up to three functions, each given the :class:`ToolCall` the SDK 
 id), ``context(call)`` the host's context record (by default none), and ``on_result(event)`` is
 told ``{"name", "call_id", "result"}`` once per executable call, success or failure, and awaited
 when it answers an awaitable. Provider tools are not run here: ``provider_tool(tool)`` maps them.
-:func:`answer_call` runs a call and answers what the model is told of it (:mod:`.policy`).
+:func:`answer_call` runs a call and answers what the model is told of it (:mod:`.policy`), after
+counting it against the tool's ``maxCallsPerConversation`` (:mod:`nx_agent.agent.conversation`)
+when the adapter hands it a :class:`CallCounter`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Union, cast, runtime_checkable
 
+from ..agent.conversation import ConversationCalls, cap_error
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.results import ToolResult
 from .policy import model_facing_error
@@ -22,6 +25,7 @@ from ..tool_json import ProviderToolMapper, _provider_tool, tool_fields
 
 __all__ = [
     "CallAnswer",
+    "CallCounter",
     "CallIdFunction",
     "ContextFunction",
     "ExecutableTool",
@@ -31,6 +35,7 @@ __all__ = [
     "ToolResultEvent",
     "adapter_tools",
     "answer_call",
+    "call_counter",
     "run_call",
     "settled",
 ]
@@ -58,6 +63,7 @@ class ToolResultEvent(TypedDict):
 
 CallIdFunction = Callable[[ToolCall], str]
 ContextFunction = Callable[[ToolCall], Any]
+ConversationFunction = Callable[[ToolCall], Any]
 ResultHook = Callable[[ToolResultEvent], Union[Awaitable[Any], Any]]
 ProviderToolFunction = Callable[[Mapping[str, Any]], Any]
 
@@ -102,6 +108,15 @@ def adapter_tools(
     return out
 
 
+def call_counter(
+    tools: Iterable[Mapping[str, Any]], max_calls_per_conversation: int | None, conversation: ConversationFunction
+) -> CallCounter | None:
+    """The counter of an adapter's calls, or ``None`` when no tool has a cap (neither its own
+    ``maxCallsPerConversation`` nor the host's ``max_calls_per_conversation``)."""
+    calls = ConversationCalls(tools, max_calls_per_conversation=max_calls_per_conversation)
+    return CallCounter(calls, conversation) if calls.caps else None
+
+
 async def settled(value: Any) -> Any:
     """``value``, awaited when it is awaitable: what a host function answers, sync or async."""
     return await value if inspect.isawaitable(value) else value
@@ -129,6 +144,16 @@ async def run_call(
 
 
 @dataclass(frozen=True)
+class CallCounter:
+    """What an adapter counts each call with: the counts (``calls``) and how a call's conversation
+    is found (``conversation(call)``, a key: an object is held weakly, a value kept among the most
+    recent)."""
+
+    calls: ConversationCalls
+    conversation: ConversationFunction
+
+
+@dataclass(frozen=True)
 class CallAnswer:
     """What the model is told of one call: the tool's ``output``, or ``error`` when it failed."""
 
@@ -143,17 +168,34 @@ async def answer_call(
     call_id: CallIdFunction | None = None,
     context: ContextFunction | None = None,
     on_result: ResultHook | None = None,
+    counter: CallCounter | None = None,
 ) -> CallAnswer:
     """:func:`run_call`, and what the model is told of it (agent-package §7).
 
     The output on success; for a failed result its model-facing error
     (:func:`~nx_agent.adapters.policy.model_facing_error`); an :class:`~nx_agent.NxAgentToolError`
     a host function raised, as it is. Any other exception of a host function propagates.
+
+    With a ``counter``, a call past its tool's ``maxCallsPerConversation`` does not run: it is a
+    ``resource-limit`` result for ``on_result``, and the model is told the cap in the host's words
+    (:func:`~nx_agent.agent.conversation.cap_error`). A call whose arguments were refused
+    (``invalid-input``) does not count.
     """
+    conversation: Any = None
     try:
+        if counter is not None:
+            conversation = counter.conversation(call)
+            refusal = counter.calls.take(conversation, call.tool_name)
+            if refusal is not None:
+                if on_result is not None:
+                    chosen_id = await settled(call_id(call)) if call_id is not None else call.tool_call_id
+                    await settled(on_result({"name": tool.name, "call_id": chosen_id, "result": refusal}))
+                return CallAnswer(None, cap_error(refusal))
         result = await run_call(tool, call, call_id=call_id, context=context, on_result=on_result)
     except NxAgentToolError as raised:
         return CallAnswer(None, raised)
     if result["ok"]:
         return CallAnswer(result["output"], None)
+    if counter is not None and result["error"]["code"] == "invalid-input":
+        counter.calls.give_back(conversation, call.tool_name)
     return CallAnswer(None, model_facing_error(call.tool_name, result["error"]))

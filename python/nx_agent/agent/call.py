@@ -81,6 +81,11 @@ class PreparedCall:
         """The input is not a JSON object."""
         return failure("invalid-input", f"Tool '{self.tool_name}' takes a JSON object as its input.")
 
+    def oversized(self, input: object) -> ToolFailure | None:
+        """The ``invalid-input`` refusal when ``input`` is over the model's cap, else ``None``."""
+        cap = self.max_arguments_size
+        return self.too_large() if measure_input_size(input, cap) > cap else None
+
     def too_large(self) -> ToolFailure:
         """The input is over the model's cap."""
         cap = self.max_arguments_size

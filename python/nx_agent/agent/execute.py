@@ -254,6 +254,11 @@ class _ExecutableTool(AgentTool):
         (``create_agent_tools(..., validate_arguments=True)``)."""
         return False
 
+    def oversized(self, input: object) -> ToolFailure | None:
+        """The ``invalid-input`` refusal when ``input`` is over the tool's argument limit
+        (``max_arguments_size``), else ``None``; a tool of a host kind has no such limit."""
+        return None
+
     def _no_call_id(self) -> ToolFailure:
         return failure(
             "invalid-context",
@@ -280,6 +285,9 @@ class FunctionAgentTool(_ExecutableTool):
     @property
     def checks_input(self) -> bool:
         return self._call.check is not None
+
+    def oversized(self, input: object) -> ToolFailure | None:
+        return self._call.oversized(input)
 
     def execute(
         self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
@@ -343,6 +351,9 @@ class HttpAgentTool(_ExecutableTool):
     @property
     def checks_input(self) -> bool:
         return self._call.check is not None
+
+    def oversized(self, input: object) -> ToolFailure | None:
+        return self._call.oversized(input)
 
     def prepare(
         self, input: Any, call_id: str, context: Any, cancel: CancelToken | None

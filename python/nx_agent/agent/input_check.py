@@ -18,7 +18,11 @@ constraint) is refused before evaluation, and it refuses without any evaluation:
 
 Each check holds the validator compiled for the schema once, when the tool is made
 (:func:`nx_agent.schema.validator_for`, which keeps one per schema). A refusal is an
-``invalid-input`` result naming where and why, the first :data:`MAX_PROBLEMS_SHOWN` problems.
+``invalid-input`` result naming where and why, the first :data:`MAX_PROBLEMS_SHOWN` problems, each
+bounded (:data:`MAX_POINTER_CHARS`, :data:`MAX_PROBLEM_CHARS`: the validator's messages quote the
+value they refuse, and a key or a string of the model's may be as long as its input may be). The
+input's size is checked first, by whoever runs the check (the tool, or the MCP server), so that a
+value over the argument limit is never validated, let alone quoted.
 """
 
 from __future__ import annotations
@@ -26,14 +30,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._log_text import bounded
 from .results import failure
 
 if TYPE_CHECKING:
     from .results import ToolFailure
 
-__all__ = ["InputCheck", "MAX_PROBLEMS_SHOWN", "check_input", "schema_refusal"]
+__all__ = ["InputCheck", "MAX_POINTER_CHARS", "MAX_PROBLEMS_SHOWN", "MAX_PROBLEM_CHARS", "check_input", "schema_refusal"]
 
 MAX_PROBLEMS_SHOWN = 3
+MAX_POINTER_CHARS = 120
+"""The most characters of a problem's JSON pointer a refusal shows (its middle left out beyond)."""
+MAX_PROBLEM_CHARS = 240
+"""The most characters of a problem's message a refusal shows (its middle left out beyond, which
+keeps both the start of a quoted value and what is wrong with it)."""
 
 
 def _pointer(path: Iterable[Any]) -> str:
@@ -42,7 +52,10 @@ def _pointer(path: Iterable[Any]) -> str:
 
 def schema_refusal(tool_name: str, problems: list[tuple[str, str]]) -> ToolFailure:
     """The ``invalid-input`` result for input a tool's schema refuses: ``(pointer, message)`` each."""
-    shown = "; ".join(f"at {path or '/'}: {message}" for path, message in problems[:MAX_PROBLEMS_SHOWN])
+    shown = "; ".join(
+        f"at {bounded(path or '/', MAX_POINTER_CHARS)}: {bounded(message, MAX_PROBLEM_CHARS)}"
+        for path, message in problems[:MAX_PROBLEMS_SHOWN]
+    )
     more = len(problems) - MAX_PROBLEMS_SHOWN
     if more > 0:
         shown += f"; and {more} more"

@@ -40,6 +40,9 @@ def _cmd_serve(args: argparse.Namespace, out: Output) -> int:
             path="--workers",
             exit_code=EXIT_USAGE,
         )
+    if args.no_auth and not args.http:
+        raise CliError("only --http authenticates its clients (stdio has none to turn off)", code="nx-agent-cli-usage",
+                       path="--no-auth", exit_code=EXIT_USAGE)
     read_definition(args.definition)
     link_checked(read_images(args.images), args.entry)
     try:
@@ -67,13 +70,18 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser] = ()) -> N
         description="Serve the tools of a stored agent over MCP (needs nx-agent[mcp]). Contexts, tokens "
         "and base URL overrides come from a host configuration: a JSON file named by --host-config or "
         "NX_AGENT_HOST_CONFIG (see nx_agent.mcp.host_config); tokens also from NX_AGENT_TOKEN_<CONNECTION>. "
-        "A connection without a token is refused unless the host configuration says it needs none.",
+        "A connection without a token is refused unless the host configuration says it needs none. "
+        "--http listens on 127.0.0.1 only, and every request must carry 'Authorization: Bearer <token>' "
+        "with the token in NX_AGENT_SERVE_TOKEN (or the host configuration's http.tokenEnv/tokenFile); "
+        "--no-auth serves without it.",
     )
     serve.add_argument("definition", help="the stored definition (JSON)")
     serve.add_argument("images", nargs="+", help="the stored NX IR images")
     serve.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
     serve.add_argument("--port", metavar="N",
                        help=f"with --http: the port (default {DEFAULT_PORT}; 0: any free port)")
+    serve.add_argument("--no-auth", action="store_true",
+                       help="with --http: serve without authentication (any local process can call the tools)")
     serve.add_argument("--host-config", help="host configuration file (default: $NX_AGENT_HOST_CONFIG)")
     serve.add_argument("--entry", default="main.nx", help="the entry module's identity (default main.nx)")
     # Horizontal scaling (nx_agent.mcp.workers).

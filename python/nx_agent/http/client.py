@@ -8,9 +8,17 @@ asynchronous one; both take ``token_for(connection) -> str | None`` and hand eve
   for a tool that is not read-only, ``idempotency-key: <call_id>``;
 * no redirect is followed: a redirect status (301, 302, 303, 307, 308) is a failure;
 * one ``timeout`` (10 s) for the whole exchange, body included;
+* ``accept-encoding: gzip, deflate``, and the body decoded as it streams, piece by piece
+  (:mod:`nx_agent.http.decoding`): a compressed body is never inflated much past what the cap
+  below needs (another coding is a failure);
 * the response text (UTF-8) read up to ``max_body_chars`` (64,000) characters and no further, then
   parsed as JSON when it is JSON; the answer is ``{"status": ..., "body": ...}``, and a non-2xx
   status is an answer, not a failure.
+
+A call id that a header cannot carry (anything but printable ASCII, or a space at either end: a
+CR/LF above all) is refused as ``invalid-request`` before anything is sent when the tool is not
+read-only (the call id is its ``idempotency-key``); a token that a header cannot carry is
+``request-failed``, also before anything is sent.
 
 A failure raises :class:`~nx_agent.agent.diagnostics.NxAgentToolError`, whose message never holds
 the caught error's text (that is logged on the host side, logger ``nx_agent.http``, with the
@@ -26,7 +34,10 @@ once something was sent (a refused connection is ``request-failed`` for a write 
 
 Cancellation: the synchronous function watches the call's ``cancel`` flag (a ``CancelToken``) and
 gives up as soon as it is set; in the asynchronous one an ``asyncio`` cancellation propagates as
-``CancelledError``.
+``CancelledError``. An exchange the synchronous function gives up (cancelled, or past its timeout)
+has its connection shut down, so its worker thread ends then too, even against a server that
+trickles its answer (:mod:`nx_agent.http.abandon`; with a ``client`` of the caller's own, only the
+body loop notices, between chunks).
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ import codecs
 import inspect
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -49,8 +61,11 @@ try:
 except ModuleNotFoundError as _missing:
     raise missing_extra("nx_agent.http.client (the httpx request functions)", "http", _missing, ("httpx", "httpcore")) from None
 
+from .._log_text import quoted
 from ..agent.diagnostics import NxAgentToolError
+from .abandon import Exchange, abandonable_transport
 from .call import HttpRequestCall, HttpRequestCallLike, HttpResponse, as_call
+from .decoding import ACCEPT_ENCODING, BodyDecoder, UndecodableBody
 
 __all__ = [
     "AsyncHttpxRequestFunction",
@@ -66,8 +81,14 @@ REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
 UNKNOWN_OUTCOME_MESSAGE: Final = "The request was sent, and whether it was carried out is not known."
 DEFAULT_TIMEOUT: Final = 10.0
 DEFAULT_MAX_BODY_CHARS: Final = 64_000
+UNSENDABLE_CALL_ID_MESSAGE: Final = (
+    "The call id cannot be sent as the request's idempotency key: a header holds only printable ASCII, "
+    "with no space at either end."
+)
 _CANCEL_POLL_SECONDS: Final = 0.02
 _CHUNK_BYTES: Final = 16_384
+# What h11 (and RFC 9110) let a header value hold, narrowed to ASCII, which httpx encodes it as.
+_HEADER_VALUE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 
 _log = logging.getLogger("nx_agent.http")
 
@@ -89,12 +110,25 @@ class _TokenlessWarning:
 
 
 def request_headers(call: HttpRequestCall, token: str | None) -> dict[str, str]:
-    """The headers to send: the built ones, ``authorization`` when there is a token, and
-    ``idempotency-key`` (the call id) when the tool is not read-only."""
+    """The headers to send: the built ones, ``accept-encoding`` (the codings the body is decoded
+    from), ``authorization`` when there is a token, and ``idempotency-key`` (the call id) when the
+    tool is not read-only.
+
+    Raises :class:`~nx_agent.agent.diagnostics.NxAgentToolError` when a value cannot be a header:
+    ``invalid-request`` for the call id, ``request-failed`` for the token."""
     headers = dict(call.request["headers"])
+    headers.setdefault("accept-encoding", ACCEPT_ENCODING)
     if token is not None:
+        if _HEADER_VALUE.fullmatch(token) is None:
+            raise NxAgentToolError(
+                "request-failed",
+                f"The bearer token of connection '{call.connection}' cannot be sent in a header: a header "
+                "holds only printable ASCII, with no space at either end.",
+            )
         headers["authorization"] = f"Bearer {token}"
     if not call.read_only:
+        if _HEADER_VALUE.fullmatch(call.call_id) is None:
+            raise NxAgentToolError("invalid-request", UNSENDABLE_CALL_ID_MESSAGE)
         headers["idempotency-key"] = call.call_id
     return headers
 
@@ -108,23 +142,6 @@ class _Redirected(Exception):
 
 class _Abandoned(Exception):
     """The caller gave up on the exchange (timeout or cancellation) while it ran."""
-
-
-class _Exchange:
-    """What is known of one exchange: whether the request started going out, and whether it was given up."""
-
-    __slots__ = ("abandoned", "sent")
-
-    def __init__(self) -> None:
-        self.sent = False
-        self.abandoned = False
-
-    def trace(self, event: str, info: object) -> None:
-        if event.endswith("send_request_headers.started"):
-            self.sent = True
-
-    async def atrace(self, event: str, info: object) -> None:
-        self.trace(event, info)
 
 
 class _BodyText:
@@ -166,14 +183,14 @@ def parse_body(text: str) -> Any:
         return text
 
 
-def _failure(call: HttpRequestCall, exchange: _Exchange, reason: str, error: BaseException | None) -> NxAgentToolError:
+def _failure(call: HttpRequestCall, exchange: Exchange, reason: str, error: BaseException | None) -> NxAgentToolError:
     """The error a failed exchange raises, chosen by whether anything was sent and the tool's hints."""
     _log.warning(
-        "HTTP request of tool %r over connection %r failed (call %s): %s",
-        call.tool_name,
-        call.connection,
-        call.call_id,
-        reason if error is None else repr(error),
+        "HTTP request of tool %s over connection %s failed (call %s): %s",
+        quoted(call.tool_name),
+        quoted(call.connection),
+        quoted(call.call_id),
+        reason if error is None else quoted(repr(error)),
     )
     if exchange.sent and not call.read_only:
         return NxAgentToolError("unknown-outcome", UNKNOWN_OUTCOME_MESSAGE)
@@ -193,10 +210,42 @@ def _reason(error: BaseException) -> str:
         return "it timed out"
     if isinstance(error, httpx.ConnectError):
         return "the connection failed"
+    if isinstance(error, UndecodableBody):
+        return "its body could not be decoded"
     return "the exchange failed"
 
 
-_HANDLED: Final = (httpx.HTTPError, httpx.InvalidURL, OSError, _Redirected, asyncio.TimeoutError, TimeoutError)
+_HANDLED: Final = (
+    httpx.HTTPError,
+    httpx.InvalidURL,
+    OSError,
+    _Redirected,
+    UndecodableBody,
+    asyncio.TimeoutError,
+    TimeoutError,
+)
+
+
+def _body_reader(response: httpx.Response, max_body_chars: int) -> tuple[BodyDecoder, _BodyText]:
+    """The decoder and the text of a response's body. A body a transport already read (a mock
+    transport's) is in memory, decoded by ``httpx``: it is passed through."""
+    encoding = None if response.is_stream_consumed else response.headers.get("content-encoding")
+    return BodyDecoder(encoding), _BodyText(max_body_chars)
+
+
+def _read_body(decoder: BodyDecoder, body: _BodyText, raw: bytes) -> bool:
+    """Decode ``raw`` into ``body`` piece by piece; answer whether the body's cap is reached."""
+    for piece in decoder.feed(raw):
+        if body.add(piece):
+            return True
+    return False
+
+
+def _end_body(decoder: BodyDecoder, body: _BodyText) -> None:
+    for piece in decoder.finish():
+        if body.add(piece):
+            return
+    body.add(b"", final=True)
 
 
 class HttpxRequestFunction:
@@ -214,13 +263,15 @@ class HttpxRequestFunction:
         self.timeout = timeout
         self.max_body_chars = max_body_chars
         self._owned = client is None
-        self._client = client if client is not None else httpx.Client(follow_redirects=False)
+        self._client = (
+            client if client is not None else httpx.Client(follow_redirects=False, transport=abandonable_transport())
+        )
         self._tokenless = _TokenlessWarning()
 
     def __call__(self, call: HttpRequestCallLike) -> HttpResponse:
         """Make the request of one call; answer ``{"status", "body"}`` or raise ``NxAgentToolError``."""
         held = as_call(call)
-        exchange = _Exchange()
+        exchange = Exchange()
         cancel = held.cancel
         if cancel is not None and cancel.cancelled:
             raise _failure(held, exchange, "cancelled", None)
@@ -232,7 +283,8 @@ class HttpxRequestFunction:
 
         def work() -> None:
             try:
-                outcome["value"] = self._exchange(held, headers, exchange)
+                with exchange:
+                    outcome["value"] = self._exchange(held, headers, exchange)
             except BaseException as error:  # noqa: BLE001 - carried to the calling thread
                 outcome["error"] = error
             finally:
@@ -246,10 +298,10 @@ class HttpxRequestFunction:
             if done.wait(max(wait, 0.0)):
                 break
             if cancel is not None and cancel.cancelled:
-                exchange.abandoned = True
+                exchange.abandon()
                 raise _failure(held, exchange, "cancelled", None)
             if time.monotonic() >= deadline:
-                exchange.abandoned = True
+                exchange.abandon()
                 raise _failure(held, exchange, "it timed out", None)
         if "error" in outcome:
             error = outcome["error"]
@@ -259,7 +311,7 @@ class HttpxRequestFunction:
         value: HttpResponse = outcome["value"]
         return value
 
-    def _exchange(self, call: HttpRequestCall, headers: dict[str, str], exchange: _Exchange) -> HttpResponse:
+    def _exchange(self, call: HttpRequestCall, headers: dict[str, str], exchange: Exchange) -> HttpResponse:
         request = call.request
         content = request["body"].encode("utf-8") if "body" in request else None
         with self._client.stream(
@@ -273,14 +325,15 @@ class HttpxRequestFunction:
         ) as response:
             if response.status_code in REDIRECT_STATUSES:
                 raise _Redirected(response.status_code)
-            body = _BodyText(self.max_body_chars)
-            for chunk in response.iter_bytes(_CHUNK_BYTES):
+            decoder, body = _body_reader(response, self.max_body_chars)
+            chunks = response.iter_bytes(_CHUNK_BYTES) if response.is_stream_consumed else response.iter_raw(_CHUNK_BYTES)
+            for chunk in chunks:
                 if exchange.abandoned:
                     raise _Abandoned
-                if body.add(chunk):
+                if _read_body(decoder, body, chunk):
                     break
             else:
-                body.add(b"", final=True)
+                _end_body(decoder, body)
             return {"status": response.status_code, "body": parse_body(body.text())}
 
     def close(self) -> None:
@@ -320,7 +373,7 @@ class AsyncHttpxRequestFunction:
 
         An ``asyncio`` cancellation is not caught: it propagates as ``CancelledError``."""
         held = as_call(call)
-        exchange = _Exchange()
+        exchange = Exchange()
         token = self.token_for(held.connection)
         if inspect.isawaitable(token):
             token = await token
@@ -331,7 +384,7 @@ class AsyncHttpxRequestFunction:
         except _HANDLED as error:
             raise _failure(held, exchange, _reason(error), error) from None
 
-    async def _exchange(self, call: HttpRequestCall, headers: dict[str, str], exchange: _Exchange) -> HttpResponse:
+    async def _exchange(self, call: HttpRequestCall, headers: dict[str, str], exchange: Exchange) -> HttpResponse:
         request = call.request
         content = request["body"].encode("utf-8") if "body" in request else None
         async with self._client.stream(
@@ -345,12 +398,13 @@ class AsyncHttpxRequestFunction:
         ) as response:
             if response.status_code in REDIRECT_STATUSES:
                 raise _Redirected(response.status_code)
-            body = _BodyText(self.max_body_chars)
-            async for chunk in response.aiter_bytes(_CHUNK_BYTES):
-                if body.add(chunk):
+            decoder, body = _body_reader(response, self.max_body_chars)
+            achunks = response.aiter_bytes(_CHUNK_BYTES) if response.is_stream_consumed else response.aiter_raw(_CHUNK_BYTES)
+            async for chunk in achunks:
+                if _read_body(decoder, body, chunk):
                     break
             else:
-                body.add(b"", final=True)
+                _end_body(decoder, body)
             return {"status": response.status_code, "body": parse_body(body.text())}
 
     async def aclose(self) -> None:

@@ -20,7 +20,7 @@ from .host_config import HostConfig, HostConfigError, load_host_config, read_hos
 
 if TYPE_CHECKING:
     from .listing import listed_tool, structured_output
-    from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server, request_id_call_id
+    from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server, request_id_call_id, session_conversation
     from .transports import serve_http, serve_stdio
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "request_id_call_id",
     "serve_http",
     "serve_stdio",
+    "session_conversation",
     "structured_output",
 ]
 
@@ -47,6 +48,7 @@ _LAZY = {
     "ResultEvent": ".server",
     "create_mcp_server": ".server",
     "request_id_call_id": ".server",
+    "session_conversation": ".server",
     "serve_http": ".transports",
     "serve_stdio": ".transports",
 }

@@ -3,7 +3,9 @@ HTTP on loopback with ``--http``), with the host configuration of :mod:`.host_co
 
 What the command does with a failed call's reason: the model is told what agent-package §7 allows,
 and the full result (code, message, diagnostics, limit) is logged on stderr (logger
-``nx_agent.mcp``), with the tool's name and the call id.
+``nx_agent.mcp``), with the tool's name and the call id. Every log line goes through
+:class:`~nx_agent._log_text.EscapingFormatter`, and the values a client chose (the call id holds
+its request id) are quoted and bounded: a newline in a JSON-RPC id cannot start a line.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._log_text import EscapingFormatter, quoted
 from ..agent.compile import load_agent
 from ..agent.limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
@@ -26,6 +29,7 @@ from ..errors import NxError, NxIrError
 from ..http.connections import RoutedRequest, stored_base_urls, token_env_name
 from ..ir import prepare_module
 from .host_config import HostConfig, HostConfigError, load_host_config
+from .http_settings import SERVE_TOKEN_ENV
 from .server import McpCall, McpToolServer, ResultEvent, create_mcp_server
 from .transports import serve_http, serve_stdio
 
@@ -79,10 +83,20 @@ def _request_function(definition: Mapping[str, Any], config: HostConfig) -> Any:
 
 def _log_result(event: ResultEvent) -> None:
     result = event["result"]
+    call_id, name = quoted(event["call_id"]), quoted(event["name"])
     if result["ok"]:
-        _log.info("call %s of %s: ok, usage %s", event["call_id"], event["name"], json.dumps(result.get("usage", {})))
+        _log.info("call %s of %s: ok, usage %s", call_id, name, json.dumps(result.get("usage", {})))
     else:
-        _log.warning("call %s of %s failed: %s", event["call_id"], event["name"], json.dumps(result["error"]))
+        _log.warning("call %s of %s failed: %s", call_id, name, json.dumps(result["error"]))
+
+
+def _log_to_stderr() -> None:
+    """Every record on stderr, one line each (:class:`~nx_agent._log_text.EscapingFormatter`)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(EscapingFormatter("nx-agent: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
 
 
 def _read(path: str) -> bytes:
@@ -130,7 +144,21 @@ def build_server(definition_path: str, image_paths: Sequence[str], config: HostC
         call_id=call_id,
         context=config.context,
         on_result=_log_result,
+        max_calls_per_conversation=limits.get("max_calls_per_conversation"),
     )
+
+
+def _bearer_token(config: HostConfig, no_auth: bool) -> str | None:
+    """The token HTTP clients must send; ``None`` with ``--no-auth``. Without either, serving is refused."""
+    if no_auth:
+        return None
+    token = config.http.bearer_token()
+    if token is None:
+        raise HostConfigError(
+            f"serve --http needs the bearer token its clients will send: set {SERVE_TOKEN_ENV}, give http.tokenEnv "
+            "or http.tokenFile in the host configuration, or pass --no-auth to serve without authentication"
+        )
+    return token
 
 
 def _log_serving(tools: McpToolServer) -> str:
@@ -142,35 +170,43 @@ def _log_serving(tools: McpToolServer) -> str:
 
 def run_serve(args: Any) -> None:
     """Run ``serve`` with parsed arguments (``definition``, ``images``, ``http``, ``port``,
-    ``host_config``, ``entry``, and ``stateless`` and ``workers`` where given)."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
+    ``no_auth``, ``host_config``, ``entry``, and ``stateless`` and ``workers`` where given). Raises
+    :class:`~nx_agent.mcp.transports.PortUnavailable` when the port cannot be listened on, and
+    :class:`HostConfigError` for HTTP with no bearer token and no ``--no-auth``."""
+    _log_to_stderr()
+    config = load_host_config(args.host_config)
+    no_auth = bool(getattr(args, "no_auth", False))
+    token = _bearer_token(config, no_auth) if args.http else None
     workers = getattr(args, "workers", 1)
     stateless = getattr(args, "stateless", False)
+    # The configuration, the images and the connections' tokens are checked here, once, also for
+    # workers (each of which loads the agent again): a worker that cannot start is a CLI error.
+    tools = build_server(args.definition, args.images, config, args.entry)
     if args.http and workers > 1:
-        # Stateless workers (nx_agent.mcp.workers): each process loads the agent itself.
+        # Stateless workers (nx_agent.mcp.workers): each process loads the agent itself and reads
+        # the bearer token as this one did.
         from .workers import serve_http_workers
-
-        # The configuration, the images and the connections' tokens are checked here, once, as the
-        # one-process server checks them, rather than in every worker (which would end at start).
-        build_server(args.definition, args.images, load_host_config(args.host_config), args.entry)
 
         def announce(url: str) -> None:
             print(f"nx-agent: serving over stateless streamable HTTP at {url} with {workers} workers",
                   file=sys.stderr, flush=True)
+            if no_auth:
+                _log.warning("clients are not authenticated (--no-auth): any local process can call the tools")
 
         serve_http_workers(args.definition, list(args.images), host_config=args.host_config, entry=args.entry,
-                           workers=workers, port=args.port, on_ready=announce)
+                           workers=workers, port=args.port, on_ready=announce, no_auth=no_auth)
         return
-    config = load_host_config(args.host_config)
-    tools = build_server(args.definition, args.images, config, args.entry)
     names = _log_serving(tools)
     if args.http:
 
         def ready(url: str) -> None:
             mode = "stateless streamable HTTP" if stateless else "streamable HTTP"
             print(f"nx-agent: serving {names} over {mode} at {url}", file=sys.stderr, flush=True)
+            if no_auth:
+                _log.warning("clients are not authenticated (--no-auth): any local process can call the tools")
 
-        asyncio.run(serve_http(tools, port=args.port, on_ready=ready, stateless=stateless))
+        asyncio.run(serve_http(tools, port=args.port, on_ready=ready, token=token, no_auth=no_auth,
+                               settings=config.http, stateless=stateless))
     else:
         _log.info("serving %s over stdio", names)
         asyncio.run(serve_stdio(tools))

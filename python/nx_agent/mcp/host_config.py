@@ -10,9 +10,12 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
         "billing": {"tokenFile": "/run/secrets/billing", "baseUrl": "https://billing.internal"},
         "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": true, "noToken": true}
       },
-      "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000},
+      "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000,
+                 "maxCallsPerConversation": 20},
       "timeout": 10,
-      "callIdPrefix": "svc-a"
+      "callIdPrefix": "svc-a",
+      "http": {"tokenEnv": "SERVE_TOKEN", "headerTimeout": 10, "bodyTimeout": 30, "maxConnections": 128,
+               "maxSessions": 64, "sessionIdleTimeout": 600, "maxRequestBodySize": 1048576}
     }
 
 - ``context``: the tool context record handed to every call of a tool with context parameters
@@ -25,10 +28,13 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
   ``baseUrl`` sends the connection's requests to another base URL than the stored one (a staging
   host, or a local server in tests): the path and query built under the stored base are kept. An
   ``http:`` override needs ``"allowInsecure": true``;
-- ``limits``: the per-call limits of ``create_agent_tools``;
+- ``limits``: the per-call limits of ``create_agent_tools``, and ``maxCallsPerConversation``, a cap
+  on every tool's calls in one conversation (an MCP session) below the tools' own;
 - ``timeout``: seconds for one HTTP exchange (default 10);
 - ``callIdPrefix``: each call's ``callId`` is ``<prefix>:<n>:<request id>`` (``n`` counts the
-  server's calls), unique across connections; the default prefix is random per run.
+  server's calls), unique across connections; the default prefix is random per run;
+- ``http``: the HTTP transport's bearer token (``tokenEnv`` or ``tokenFile``; default the variable
+  ``NX_AGENT_SERVE_TOKEN``) and its bounds (:mod:`.http_settings`, which gives each default).
 """
 
 from __future__ import annotations
@@ -43,13 +49,19 @@ from typing import Any
 
 from ..errors import NxError
 from ..http.connections import token_env_name, token_from_environment
+from .http_settings import HttpSettings, read_http_settings
 
 __all__ = ["ENV_HOST_CONFIG", "ConnectionConfig", "HostConfig", "HostConfigError", "load_host_config", "token_env_name"]
 
 ENV_HOST_CONFIG = "NX_AGENT_HOST_CONFIG"
-_KEYS = {"context", "connections", "limits", "timeout", "callIdPrefix"}
+_KEYS = {"context", "connections", "limits", "timeout", "callIdPrefix", "http"}
 _CONNECTION_KEYS = {"tokenEnv", "tokenFile", "baseUrl", "allowInsecure", "noToken"}
-_LIMITS = {"maxOperations": "max_operations", "maxArgumentsSize": "max_arguments_size", "maxContextSize": "max_context_size"}
+_LIMITS = {
+    "maxOperations": "max_operations",
+    "maxArgumentsSize": "max_arguments_size",
+    "maxContextSize": "max_context_size",
+    "maxCallsPerConversation": "max_calls_per_conversation",
+}
 
 
 class HostConfigError(NxError):
@@ -79,6 +91,8 @@ class HostConfig:
     limits: dict[str, int] = field(default_factory=dict)
     timeout: float = 10.0
     call_id_prefix: str = field(default_factory=lambda: secrets.token_hex(4))
+    http: HttpSettings = field(default_factory=HttpSettings)
+    """The HTTP transport's token and bounds."""
 
     def token_for(self, connection: str) -> str | None:
         """The bearer token of ``connection`` (``None``: none)."""
@@ -184,7 +198,11 @@ def read_host_config(document: object, where: str = "") -> HostConfig:
     prefix = document.get("callIdPrefix")
     if prefix is not None and (not isinstance(prefix, str) or not prefix):
         raise _fail(where, "callIdPrefix must be a non-empty string")
-    config = HostConfig(context=context, connections=connections, limits=limits, timeout=float(timeout))
+    try:
+        http = read_http_settings(document.get("http", {}))
+    except ValueError as error:
+        raise _fail(where, f"http: {error}") from None
+    config = HostConfig(context=context, connections=connections, limits=limits, timeout=float(timeout), http=http)
     return config if prefix is None else replace(config, call_id_prefix=prefix)
 
 

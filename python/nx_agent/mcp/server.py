@@ -5,13 +5,23 @@
 1. finds the tool (an unknown name is a protocol error, ``INVALID_PARAMS``);
 2. validates the arguments once, with the validator compiled for the tool's input schema when
    the server was made (never a compile per call; :mod:`nx_agent.agent.input_check`, which a tool
-   made with ``validate_arguments=True`` runs itself instead); arguments the schema refuses are an
-   ``invalid-input`` result and the tool does not run;
-3. runs ``aexecute`` with ``callId = call_id(call)`` (default: the MCP request id as text) and
+   made with ``validate_arguments=True`` runs itself instead), after checking their size against
+   the tool's argument limit (so that a value over it is neither validated nor quoted back);
+   arguments the limit or the schema refuses are an ``invalid-input`` result and the tool does
+   not run;
+3. counts the call against the tool's ``maxCallsPerConversation`` (and the host's own cap,
+   ``max_calls_per_conversation``; :mod:`nx_agent.agent.conversation`): past it the tool does not
+   run, the result is ``resource-limit`` (limit ``maxCallsPerConversation``), and the model is
+   told in the host's words that the tool cannot be called again in this conversation. A
+   conversation is an MCP session (its ``mcp-session-id``, on streamable HTTP with the handshake
+   versions); where there is none (stdio, where the process serves one client; protocol
+   2026-07-28 over HTTP, which has no sessions) every call counts in one conversation, the
+   server's, unless ``conversation(call)`` says otherwise;
+4. runs ``aexecute`` with ``callId = call_id(call)`` (default: the MCP request id as text) and
    ``context = context(call)`` (default: none);
-4. hands ``{"name", "call_id", "result"}`` to ``on_result`` (awaited; once per call of a served
+5. hands ``{"name", "call_id", "result"}`` to ``on_result`` (awaited; once per call of a served
    tool, success or failure, a schema refusal included), where the host reads a failure's full reason;
-5. answers ``structuredContent`` and the output as JSON text on success, and on failure an
+6. answers ``structuredContent`` and the output as JSON text on success, and on failure an
    ``isError`` result whose text is the model-facing error of agent-package §7
    (:func:`nx_agent.adapters.policy.model_facing_error`): the reason for ``invalid-input`` and a
    host's own codes, a fixed sentence naming only the tool for the package's other codes.
@@ -41,13 +51,14 @@ except ModuleNotFoundError as _missing:
 from .._js import json_text
 from ..adapters.calls import ToolResultEvent, settled
 from ..adapters.policy import model_facing_error, model_text
+from ..agent.conversation import ConversationCalls, cap_error
 from ..agent.diagnostics import NxAgentToolError
 from ..agent.execute import AgentTool
 from ..agent.input_check import InputCheck
 from ..agent.results import ToolResult
 from .listing import listed_tool, structured_output
 
-__all__ = ["McpCall", "McpToolServer", "ResultEvent", "create_mcp_server"]
+__all__ = ["McpCall", "McpToolServer", "ResultEvent", "create_mcp_server", "session_conversation"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,20 @@ the SDK adapters' hook does."""
 
 CallIdFunction = Callable[[McpCall], Union[str, Awaitable[str]]]
 ContextFunction = Callable[[McpCall], Any]
+ConversationFunction = Callable[[McpCall], Any]
 OnResult = Callable[[ResultEvent], Any]
+
+_SESSION_HEADER = "mcp-session-id"
+
+
+def session_conversation(call: McpCall) -> Any:
+    """The default conversation of a call: its MCP session (``("mcp-session", id)``) when the
+    request carries an ``mcp-session-id``, else ``None``, the one conversation of every call
+    without a session."""
+    request = getattr(call.request_context, "request", None)
+    headers = getattr(request, "headers", None)
+    session = headers.get(_SESSION_HEADER) if headers is not None else None
+    return ("mcp-session", session) if session else None
 
 
 def request_id_call_id(call: McpCall) -> str:
@@ -90,8 +114,11 @@ class McpToolServer:
     or ``context(call)`` answers it per call (the model never supplies it); ``on_result(event)``
     receives every executed call's full result; ``validate_arguments=False`` leaves argument
     checks to the tools themselves (the NX runtime checks a function's arguments against its
-    parameter types; a host executor gets them as they came). Run ``.server`` with
-    :func:`nx_agent.mcp.serve_stdio` or :func:`nx_agent.mcp.serve_http`.
+    parameter types; a host executor gets them as they came). ``max_calls_per_conversation``
+    caps every tool's calls in one conversation (a tool's own ``maxCallsPerConversation``, when
+    lower, still holds), and ``conversation(call)`` answers the key a call counts under (default
+    :func:`session_conversation`). Run ``.server`` with :func:`nx_agent.mcp.serve_stdio` or
+    :func:`nx_agent.mcp.serve_http`.
     """
 
     def __init__(
@@ -105,6 +132,8 @@ class McpToolServer:
         context: ContextFunction | Mapping[str, Any] | None = None,
         on_result: OnResult | None = None,
         validate_arguments: bool = True,
+        max_calls_per_conversation: int | None = None,
+        conversation: ConversationFunction | None = None,
     ) -> None:
         self.tools: dict[str, AgentTool] = {}
         #: The tools left out: provider tools, which a model's provider runs.
@@ -133,6 +162,10 @@ class McpToolServer:
             record = context
             self._context = lambda _call: record
         self._on_result = on_result
+        calls = ConversationCalls(self.tools.values(), max_calls_per_conversation=max_calls_per_conversation)
+        #: The calls of each tool in each conversation (``None`` when no tool has a cap).
+        self.calls: ConversationCalls | None = calls if calls.caps else None
+        self._conversation = conversation if conversation is not None else session_conversation
         self._sequence = itertools.count(1)
         #: The SDK's low-level server; run it over any transport (:mod:`nx_agent.mcp.transports`).
         self.server: Server[Any] = Server(
@@ -168,14 +201,17 @@ class McpToolServer:
             request_context=ctx,
         )
         call_id = await settled(self._call_id(call))
-        check = self._checks.get(tool.name)
+        calls, conversation, capped = self.calls, None, None
+        if calls is not None:
+            conversation = await settled(self._conversation(call))
+            capped = calls.take(conversation, tool.name)
         result: ToolResult
-        refused = check.refusal(arguments) if check is not None else None
-        if refused is not None:
-            result = refused
+        if capped is not None:
+            result = capped
         else:
-            context = await settled(self._context(call)) if self._context is not None else None
-            result = await tool.aexecute(arguments, call_id=call_id, context=context)  # type: ignore[attr-defined]
+            result = await self._run(tool, call, arguments, call_id)
+            if calls is not None and not result["ok"] and result["error"]["code"] == "invalid-input":
+                calls.give_back(conversation, tool.name)
         shown: NxAgentToolError | None = None
         if self._on_result is not None:
             try:
@@ -185,8 +221,22 @@ class McpToolServer:
         if shown is None:
             if result["ok"] is True:
                 return self._success(tool, result["output"], ctx.protocol_version)
-            shown = model_facing_error(tool.name, result["error"])
+            shown = cap_error(result) if capped is not None else model_facing_error(tool.name, result["error"])
         return types.CallToolResult(content=[types.TextContent(text=model_text(shown))], is_error=True)
+
+    async def _run(self, tool: AgentTool, call: McpCall, arguments: dict[str, Any], call_id: str) -> ToolResult:
+        """The result of one call: its arguments checked (size, then schema), then the tool run."""
+        check = self._checks.get(tool.name)
+        if check is not None:
+            oversized = getattr(tool, "oversized", None)
+            refused = oversized(arguments) if oversized is not None else None
+            if refused is None:
+                refused = check.refusal(arguments)
+            if refused is not None:
+                return refused
+        context = await settled(self._context(call)) if self._context is not None else None
+        result: ToolResult = await tool.aexecute(arguments, call_id=call_id, context=context)  # type: ignore[attr-defined]
+        return result
 
     @staticmethod
     def _success(tool: AgentTool, output: Any, protocol_version: str) -> types.CallToolResult:

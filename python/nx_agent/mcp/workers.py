@@ -9,11 +9,14 @@ created it and refuses it anywhere else (``Rejected request with unknown or expi
 so stateful replicas need sticky sessions. A client of the 2026-07-28 protocol keeps no session,
 and either server answers it from any replica.
 
-nx-agent's tools keep no per-conversation state: the package counts nothing across calls
-(agent-package §5.5: ``maxCallsPerConversation`` is the host's to count), and a call's id is made
-per process (``<callIdPrefix>-<pid>:<n>:<request id>``), so ids stay unique across workers. A host
-that adds per-session state (counting a conversation's calls, say) must keep it outside the
-process, or run stateful replicas behind sticky sessions.
+A stateless server has no session to tell one conversation from another, so a tool's
+``maxCallsPerConversation`` is counted over all the calls a worker answers (as the stateful server
+counts calls that carry no session): the cap is reached sooner, never later. A host that knows its
+conversations gives ``create_mcp_server(conversation=...)``. A call's id is made per process
+(``<callIdPrefix>-<pid>:<n>:<request id>``), so ids stay unique across workers. A host that adds
+per-conversation state must keep it outside the process, or run stateful replicas behind sticky
+sessions. Each worker checks the bearer token as ``serve --http`` does, reading it itself from
+the environment or the file the host configuration names.
 
 The parent binds the loopback socket once and starts N worker processes (``python -m
 nx_agent.mcp.workers``) that inherit it; the kernel hands each new connection to one of them. Each
@@ -39,30 +42,40 @@ __all__ = ["serve_http_workers"]
 _ENVIRONMENT = "NX_AGENT_SERVE"
 
 
-def _app() -> Any:
-    """One worker's Starlette app: the agent loaded from what the parent passed in
-    ``NX_AGENT_SERVE``, served statelessly."""
-    from .command import _log_serving, build_server
+def _app() -> tuple[Any, Any]:
+    """One worker's ASGI app (the agent loaded from what the parent passed in ``NX_AGENT_SERVE``,
+    served statelessly behind the bearer-token check unless ``--no-auth``) and its HTTP settings.
+    The token is read as the parent read it (its environment or file), never passed along."""
+    from .command import _bearer_token, _log_serving, build_server
     from .host_config import load_host_config
+    from .transports import http_app
 
     given = json.loads(os.environ[_ENVIRONMENT])
     config = load_host_config(given["host_config"])
     config = dataclasses.replace(config, call_id_prefix=f"{config.call_id_prefix}-{os.getpid()}")
+    token = _bearer_token(config, given["no_auth"])
     tools = build_server(given["definition"], given["images"], config, given["entry"])
     _log_serving(tools)
-    return tools.server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK, stateless_http=True)
+    return http_app(tools, config.http, token, stateless=True), config.http
 
 
 def _worker(fd: int) -> None:
     """A worker's life: serve on the inherited listening socket ``fd`` until terminated."""
     import asyncio
-    import logging
 
     import uvicorn
 
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="nx-agent: %(message)s")
+    from .command import _log_to_stderr
+    from .connection_guard import guarded_protocol
+
+    _log_to_stderr()
     listener = socket.socket(fileno=fd)
-    server = uvicorn.Server(uvicorn.Config(_app(), log_level="warning", lifespan="on"))
+    app, settings = _app()
+    # As serve_http runs one process: uvicorn's records through the escaping formatter, and the
+    # connection bounds of the host configuration.
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="on", log_config=None, http=guarded_protocol(settings))
+    )
     asyncio.run(server.serve(sockets=[listener]))
 
 
@@ -75,10 +88,13 @@ def serve_http_workers(
     workers: int,
     port: int = 8000,
     on_ready: Callable[[str], None] | None = None,
+    no_auth: bool = False,
 ) -> None:
     """Serve statelessly at ``http://127.0.0.1:<port>/mcp`` from ``workers`` processes until
     interrupted or terminated. ``port=0`` takes a free port; ``on_ready(url)`` is called once it is
-    bound (each worker accepts connections once it has loaded the agent)."""
+    bound (each worker accepts connections once it has loaded the agent). Each worker asks for
+    the bearer token of the host configuration (or ``NX_AGENT_SERVE_TOKEN``) as ``serve --http``
+    does, unless ``no_auth``."""
     import signal
     import subprocess
     import time
@@ -91,7 +107,8 @@ def serve_http_workers(
     environment = dict(os.environ)
     environment[_ENVIRONMENT] = json.dumps(
         {"definition": os.path.abspath(definition), "images": [os.path.abspath(p) for p in images],
-         "host_config": None if host_config is None else os.path.abspath(host_config), "entry": entry}
+         "host_config": None if host_config is None else os.path.abspath(host_config), "entry": entry,
+         "no_auth": no_auth}
     )
     fd = listener.fileno()
     command = [sys.executable, "-m", "nx_agent.mcp.workers", str(fd)]
