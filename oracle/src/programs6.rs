@@ -28,7 +28,7 @@ pub fn programs() -> Vec<Program> {
                     arguments: call.arguments.clone(),
                 })
                 .collect();
-            Program { name: program.name.clone(), entry: images.first().map(|i| i.identity.clone()), calls, images }
+            Program { name: program.name.clone(), entry: images.first().map(|i| i.identity.clone()), calls, images, lifecycles: Vec::new() }
         })
         .collect()
 }

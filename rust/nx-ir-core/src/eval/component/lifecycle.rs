@@ -20,6 +20,10 @@ use super::super::value::{Handler, Name, Record, Value};
 /// A component of the entry module, found by name: its declaration index and declaration.
 pub(crate) type Found<'p> = (u32, &'p CDecl);
 
+/// What a handler the dispatching component owns reads live: the component's props and state
+/// fields (the state slots follow the props'), and its working state.
+pub(crate) type Live<'a> = (&'a [CField], &'a [CField], &'a [(Name, Value)]);
+
 /// The parts of a component declaration the lifecycle reads.
 pub(crate) struct Parts<'p> {
     pub props: &'p [CField],
@@ -137,7 +141,7 @@ impl<'p> Machine<'p> {
         &mut self,
         handler: &Handler,
         action: &Record,
-        live: Option<(&[CField], &[CField], &[(Name, Value)])>,
+        live: Option<Live<'_>>,
     ) -> IrResult<Vec<Value>> {
         let prog = self.prog;
         let component_name = handler.component_key.rsplit_once("::").map_or(&*handler.component_key, |(_, name)| name);
@@ -179,7 +183,7 @@ impl<'p> Machine<'p> {
             ));
         }
         for item in &results {
-            if !item.as_record().is_some_and(|record| record.type_name.is_some()) {
+            if item.as_record().is_none_or(|record| record.type_name.is_none()) {
                 return Err(IrError::new(
                     codes::HANDLER_RESULT,
                     format!(
