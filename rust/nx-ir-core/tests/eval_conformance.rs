@@ -488,6 +488,39 @@ fn check_program(dir: &Path, tally: &mut Tally) {
             lifecycle_problems.entry(lifecycle.key.clone()).or_default().extend(found.into_iter().map(|p| format!("[{variant}] {p}")));
         }
     }
+    // The lifecycles again as NX 0.10 writes the programs (schema 6, state records named).
+    if !lifecycles.is_empty() {
+        let texts6: Vec<corpus::Text> = corpus::program_texts(dir)
+            .into_iter()
+            .map(|mut text| {
+                text.text = corpus::with_state_records(&text.text);
+                text
+            })
+            .collect();
+        let linked6 = corpus::linked(&texts6);
+        let mut prepared: HashMap<String, Arc<PreparedModule>> = HashMap::new();
+        for mut input in corpus::variant(dir, &texts6, false) {
+            input.options.schema = 6;
+            if let Ok(module) = input.image(&linked6).and_then(PreparedModule::from_vec) {
+                prepared.insert(input.identity.clone(), Arc::new(module));
+            }
+        }
+        for lifecycle in &lifecycles {
+            let found = match prepared.get(&lifecycle.module).cloned() {
+                Some(module) => {
+                    let resolver = prepared.clone();
+                    match Program::link(module, &mut |id| Ok(resolver.get(id).cloned()), LinkOptions::default())
+                        .and_then(|program| CompiledProgram::compile(&program))
+                    {
+                        Ok(program) => check_lifecycle(&program, lifecycle, &results, operations.as_ref(), tally),
+                        Err(error) => vec![format!("does not link: {error}")],
+                    }
+                }
+                None => vec!["module not assembled as schema 6".into()],
+            };
+            lifecycle_problems.entry(lifecycle.key.clone()).or_default().extend(found.into_iter().map(|p| format!("[schema 6] {p}")));
+        }
+    }
     for lifecycle in &lifecycles {
         tally.lifecycles += 1;
         let problems = &lifecycle_problems[&lifecycle.key];
@@ -524,7 +557,7 @@ fn corpus_entrypoints_match() {
         println!("MISMATCH {failure}");
     }
     println!(
-        "lifecycles: {}/{} match ({} calls, each also at its count and one below)",
+        "lifecycles: {}/{} match, as schema 5 (stripped and full) and as schema 6 ({} calls, each also at its count and one below)",
         tally.lifecycles_matched, tally.lifecycles, tally.lifecycle_calls
     );
     println!(
