@@ -8,6 +8,7 @@
 //! remembering each allocation more than one place holds.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -55,6 +56,29 @@ pub(crate) struct HeldHandler {
     pub capture: Box<[Option<Held>]>,
 }
 
+/// A hasher for allocation addresses (no host chooses them): one multiply.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.0 = (value as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by allocation addresses.
+pub(crate) type AddressMap<V> = HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
+
 fn too_deep() -> IrError {
     IrError::new(codes::COMPONENT, format!("A component instance holds values nested more than {MAX_HELD_DEPTH} levels deep."))
 }
@@ -62,7 +86,7 @@ fn too_deep() -> IrError {
 /// Evaluator values → held values, keeping what is shared shared.
 #[derive(Default)]
 pub(crate) struct Freezer {
-    seen: HashMap<usize, Held>,
+    seen: AddressMap<Held>,
 }
 
 impl Freezer {
@@ -135,7 +159,7 @@ impl Freezer {
 /// Held values → evaluator values for one call, names interned as the call's own.
 #[derive(Default)]
 pub(crate) struct Thawer {
-    seen: HashMap<usize, Value>,
+    seen: AddressMap<Value>,
 }
 
 fn held_address(held: &Held) -> Option<usize> {

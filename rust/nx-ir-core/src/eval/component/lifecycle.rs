@@ -3,7 +3,6 @@
 //! nesting walk a patched state must pass (ir-format §4.12, §8; the reference's checks, codes,
 //! messages and charges, in its order).
 
-use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -277,7 +276,7 @@ impl<'p> Machine<'p> {
 pub(crate) struct Depths {
     /// Levels below and including each remembered allocation, with the value (kept alive so its
     /// address names it for the whole call).
-    levels: HashMap<usize, (Value, u32)>,
+    levels: super::held::AddressMap<(Value, u32)>,
 }
 
 fn nesting_error() -> IrError {

@@ -77,7 +77,7 @@ struct Writer<'p> {
     program: &'p CompiledProgram,
     values: Vec<Entry>,
     /// Shared allocations written, by address; scalars are written again where they appear.
-    written: HashMap<usize, u32>,
+    written: super::held::AddressMap<u32>,
 }
 
 impl Writer<'_> {
@@ -139,7 +139,7 @@ impl Writer<'_> {
 }
 
 fn stored_of(program: &CompiledProgram, data: &InstanceData) -> Stored {
-    let mut writer = Writer { program, values: Vec::new(), written: HashMap::new() };
+    let mut writer = Writer { program, values: Vec::new(), written: Default::default() };
     let props = writer.fields(&data.props);
     let handler_props = data.handler_props.iter().map(|(name, handler)| (name.to_string(), writer.handler(handler))).collect();
     let state = writer.fields(&data.state);
