@@ -43,3 +43,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     from test_schema6_speed import summary as schema6_summary
 
     schema6_summary(write)
+
+    from test_flow_speed import summary as flow_summary
+
+    flow_summary(write)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs a fuzz target for a given time: fuzz/run.sh TARGET SECONDS, or fuzz/run.sh all SECONDS
 # (each target SECONDS in turn). TARGET: prepare_module, link_program, evaluate (cargo fuzz,
-# nightly, AddressSanitizer, debug assertions), or boundary (atheris, fuzz/boundary.py).
+# nightly, AddressSanitizer, debug assertions), stored_instance (cargo fuzz: damaged stored
+# component instances; its seeds are written by the target itself), or boundary (atheris,
+# fuzz/boundary.py).
 #
 # Seeds come from the conformance corpus (fuzz/seed.py) when a target's corpus is empty; the
 # kept crashing inputs (rust/nx-ir-core/tests/regressions/TARGET) are replayed first. A crash,
@@ -11,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|boundary|all} SECONDS" >&2
+    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|stored_instance|boundary|all} SECONDS" >&2
     exit 2
 }
 [[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || usage
@@ -22,6 +24,15 @@ read -r -a extra <<<"${FUZZ_FLAGS:-}"
 
 seed() {
     local name=$1
+    if [[ $name == stored_instance ]]; then
+        # The target writes its own seeds (instances of the programs it restores into).
+        mkdir -p "fuzz/corpus/$name"
+        if [[ -z "$(ls -A "fuzz/corpus/$name")" ]]; then
+            # One run of nothing, so the seeds are there when the corpus folder is read.
+            (cd fuzz && NX_FUZZ_SEEDS="$PWD/corpus/$name" cargo +nightly fuzz run "$name" -- -runs=0 >/dev/null 2>&1) || true
+        fi
+        return
+    fi
     if [[ -z "$(ls -A "fuzz/corpus/$name" 2>/dev/null)" ]]; then
         python3 fuzz/seed.py fuzz/corpus >&2 || echo "no seeds: fuzzing $name from an empty corpus" >&2
     fi
@@ -64,14 +75,14 @@ boundary() {
 
 run() {
     case $1 in
-        prepare_module | link_program | evaluate) cargo_target "$1" ;;
+        prepare_module | link_program | evaluate | stored_instance) cargo_target "$1" ;;
         boundary) boundary ;;
         *) usage ;;
     esac
 }
 
 if [[ $target == all ]]; then
-    for name in prepare_module link_program evaluate boundary; do
+    for name in prepare_module link_program evaluate stored_instance boundary; do
         run "$name"
     done
 else

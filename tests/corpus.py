@@ -132,3 +132,49 @@ def require_corpus() -> Path:
     if root is None:
         pytest.skip(NO_CORPUS)
     return root
+
+
+def with_state_records(text: str) -> str:
+    """A schema 5 text as NX 0.10 writes the same program (schema 6): each component with state
+    names its ``<C>.State`` record (declared at the end, the state's fields without defaults) and
+    its update record becomes ``<C>.State.Update``. The same transform as the Rust tests'
+    ``support::corpus::with_state_records``."""
+    lines = text.splitlines()
+    stateful: dict[str, list[str]] = {}
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if not line.startswith("component "):
+            continue
+        name = line[len("component ") :].split(" ")[0]
+        fields: list[str] = []
+        in_state = False
+        while at < len(lines) and lines[at].startswith("  "):
+            inner = lines[at]
+            at += 1
+            if not inner.startswith("   "):
+                in_state = inner == "  state"
+                continue
+            if in_state and inner.startswith("    ") and not inner.startswith("     "):
+                fields.append("  " + inner.strip().split(" = ")[0])
+        if fields:
+            stateful[name] = fields
+    if not stateful:
+        return text
+    out = []
+    for line in lines:
+        for name in stateful:
+            header = f"component {name}"
+            if line == header or line.startswith(header + " "):
+                span = re.search(r" @[\d:-]+$", line)
+                head, tail = (line[: span.start()], span.group(0)) if span else (line, "")
+                line = f"{head} state {name}.State{tail}"
+            line = line.replace(f"record {name}.Update update of {name}", f"record {name}.State.Update update of {name}.State")
+            line = re.sub(rf"(?<![\w.]){re.escape(name)}\.Update(?![\w.])", f"{name}.State.Update", line)
+        out.append(line)
+    for name, fields in stateful.items():
+        out.append("")
+        out.append(f"record {name}.State")
+        out.extend(fields)
+    return "\n".join(out) + "\n"

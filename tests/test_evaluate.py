@@ -12,7 +12,7 @@ from corpus import CorpusProgram, image, over_corpus, programs
 from nx_agent import examples, ir
 
 PROGRAMS = programs()
-# Entrypoints that are component lifecycles (initialize / dispatch) are not evaluated here.
+# The lifecycles `program.json` records are driven in test_components.py.
 CASES: list[tuple[CorpusProgram, dict[str, Any]]] = []
 for _program in PROGRAMS:
     _spec_file = _program.path / "program.json"

@@ -74,6 +74,22 @@ impl Call {
     }
 }
 
+/// One lifecycle a program records: a component of a module initialized with props (a JSON
+/// object's text), then driven by batches (each a list of entries' JSON texts).
+#[derive(Debug, Clone)]
+pub struct Lifecycle {
+    pub module: String,
+    pub component: String,
+    pub props: String,
+    pub batches: Vec<Vec<String>>,
+}
+
+impl Lifecycle {
+    pub fn key(&self) -> String {
+        format!("{}::{}", self.module, self.component)
+    }
+}
+
 /// One assembled image.
 #[derive(Debug, Clone)]
 pub struct Image {
@@ -95,6 +111,8 @@ pub struct Program {
     pub calls: Vec<Call>,
     /// Every image of the program, one per explain text, sorted by file.
     pub images: Vec<Image>,
+    /// The lifecycles `program.json` records.
+    pub lifecycles: Vec<Lifecycle>,
 }
 
 impl Program {
@@ -114,8 +132,9 @@ impl Program {
 }
 
 /// Every program of the corpus (the directories with `expected/`), sorted by name, with its
-/// images assembled as `schema` (the corpus is NX 0.7's, schema 5; assembled as schema 6 it is
-/// what NX 0.10 would write for the same programs, none of which uses a schema 6 construct).
+/// images assembled as `schema` (the corpus is NX 0.7's, schema 5; assembled as schema 6, with
+/// each stateful component given its `<C>.State` record and `<C>.State.Update`, it is what NX 0.10
+/// would write for the same programs, none of which uses another schema 6 construct).
 /// Panics on anything it cannot read: the oracle cannot compare what it could not build.
 pub fn programs(corpus: &Path, schema: u32) -> Vec<Program> {
     assembly::programs(corpus).iter().map(|dir| program(dir, schema)).collect()
@@ -123,7 +142,13 @@ pub fn programs(corpus: &Path, schema: u32) -> Vec<Program> {
 
 fn program(dir: &Path, schema: u32) -> Program {
     let name = assembly::name(dir);
-    let texts = assembly::program_texts(dir);
+    let mut texts = assembly::program_texts(dir);
+    if schema >= 6 {
+        // As NX 0.10 writes the same program: components name their state records.
+        for text in &mut texts {
+            text.text = assembly::with_state_records(&text.text);
+        }
+    }
     let linked = assembly::linked(&texts);
     let description = read_description(dir);
     let mut versions = assembly::versions(&texts);
@@ -153,7 +178,7 @@ fn program(dir: &Path, schema: u32) -> Program {
         Some(calls) => calls,
         None => recorded_results(dir),
     };
-    Program { name, entry: description.entry, calls, images }
+    Program { name, entry: description.entry, calls, images, lifecycles: description.lifecycles }
 }
 
 /// An image with a debug section (a full text's) with every node given a span: the explain text
@@ -174,6 +199,7 @@ struct Description {
     versions: BTreeMap<String, String>,
     /// `None` without a `program.json`.
     calls: Option<Vec<Call>>,
+    lifecycles: Vec<Lifecycle>,
 }
 
 fn read_description(dir: &Path) -> Description {
@@ -209,7 +235,29 @@ fn read_description(dir: &Path) -> Description {
             });
         }
     }
-    Description { entry, versions, calls: Some(calls) }
+    let mut lifecycles = Vec::new();
+    if let Some(raw) = top.get("lifecycles") {
+        let entries: Vec<HashMap<String, &RawValue>> =
+            serde_json::from_str(raw.get()).unwrap_or_else(|e| fail(&format!("lifecycles: {e}")));
+        for entry in entries {
+            let text = |key: &str| entry.get(key).map(|raw| parse(raw)).and_then(|v| v.as_str().map(str::to_string));
+            let batches = match entry.get("batches") {
+                Some(raw) => {
+                    let batches: Vec<Vec<&RawValue>> =
+                        serde_json::from_str(raw.get()).unwrap_or_else(|e| fail(&format!("batches: {e}")));
+                    batches.iter().map(|batch| batch.iter().map(|entry| entry.get().to_string()).collect()).collect()
+                }
+                None => Vec::new(),
+            };
+            lifecycles.push(Lifecycle {
+                module: text("module").unwrap_or_else(|| fail("a lifecycle without a module")),
+                component: text("component").unwrap_or_else(|| fail("a lifecycle without a component")),
+                props: entry.get("props").map_or_else(|| "{}".to_string(), |raw| raw.get().to_string()),
+                batches,
+            });
+        }
+    }
+    Description { entry, versions, calls: Some(calls), lifecycles }
 }
 
 /// The calls of a program without `program.json`: its `results.json` keys (`module::function`),

@@ -47,6 +47,36 @@ pub trait Engine {
     /// Evaluates the function entrypoint `function` of the program's entry module with
     /// positional arguments given as JSON texts.
     fn evaluate(program: &Self::Program, function: &str, args: &[&str], limits: CallLimits) -> Outcome;
+
+    /// A component instance the engine hands out.
+    type Instance: Clone;
+
+    /// Initializes component `component` with props (a JSON object); the value compared is
+    /// `{output, state}`.
+    fn initialize(program: &Self::Program, component: &str, props: &str, limits: CallLimits) -> (Outcome, Option<Self::Instance>);
+
+    /// Dispatches a batch (JSON entries); the value compared is `{effects, output, state}`.
+    fn dispatch(program: &Self::Program, instance: &Self::Instance, batch: &[&str], limits: CallLimits) -> (Outcome, Option<Self::Instance>);
+
+    /// The instance written out and restored (the engine's own stored form).
+    fn stored_and_restored(program: &Self::Program, instance: &Self::Instance) -> Result<Self::Instance, Vec<Diag>>;
+
+    /// Evaluates a component from props and an explicit state (JSON objects).
+    fn evaluate_component(program: &Self::Program, component: &str, props: &str, state: &str, limits: CallLimits) -> Outcome;
+
+    /// Normalizes a complete state (a JSON object).
+    fn normalize_state(program: &Self::Program, component: &str, state: &str, limits: CallLimits) -> Outcome;
+
+    /// Applies a patch (any JSON value) to a state (a JSON object).
+    fn apply_patch(program: &Self::Program, component: &str, current: &str, patch: &str, limits: CallLimits) -> Outcome;
+
+    /// Constructs a descriptor from props (a JSON object) and content (JSON values).
+    fn descriptor(program: &Self::Program, component: &str, props: &str, content: &[&str], limits: CallLimits) -> Outcome;
+}
+
+/// `{name: value, ...}` in the order given, as the compared form of a lifecycle call's parts.
+fn parts(fields: Vec<(&str, Value)>) -> Value {
+    Value::Record { type_name: None, fields: fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
 }
 
 /// nx-ir-core: prepare, link, compile, evaluate.
@@ -99,6 +129,102 @@ impl Engine for Ours {
             input_size: usage.input_size,
         }
     }
+
+    type Instance = nx_ir_core::eval::component::ComponentInstance;
+
+    fn initialize(program: &Self::Program, component: &str, props: &str, limits: CallLimits) -> (Outcome, Option<Self::Instance>) {
+        use nx_ir_core::eval::component::{initialize_component_with, ComponentInit};
+        use nx_ir_core::eval::{HostCall, HostValueBuilder, Usage};
+        let props = ours::map(props);
+        let pairs = ours::pairs(&props);
+        let mut usage = Usage::default();
+        let result = initialize_component_with(
+            program,
+            component,
+            &pairs,
+            ComponentInit::default(),
+            &ours::limits(limits),
+            &mut HostValueBuilder,
+            &mut usage,
+            HostCall::default(),
+        );
+        match result {
+            Ok(init) => (
+                Outcome {
+                    result: Ok(parts(vec![("output", ours::value(&init.output)), ("state", ours::value(&init.state))])),
+                    operations: usage.operations,
+                    input_size: usage.input_size,
+                },
+                Some(init.instance),
+            ),
+            Err(error) => (Outcome { result: Err(ours::diags(error)), operations: usage.operations, input_size: usage.input_size }, None),
+        }
+    }
+
+    fn dispatch(program: &Self::Program, instance: &Self::Instance, batch: &[&str], limits: CallLimits) -> (Outcome, Option<Self::Instance>) {
+        use nx_ir_core::eval::component::dispatch_component_actions_with;
+        use nx_ir_core::eval::{HostCall, HostValueBuilder, Usage};
+        let entries: Vec<_> = batch.iter().map(|text| ours::json(text)).collect();
+        let refs: Vec<&_> = entries.iter().collect();
+        let mut usage = Usage::default();
+        let result = dispatch_component_actions_with(program, instance, &refs, &ours::limits(limits), &mut HostValueBuilder, &mut usage, HostCall::default());
+        match result {
+            Ok(next) => (
+                Outcome {
+                    result: Ok(parts(vec![
+                        ("effects", Value::List(next.effects.iter().map(ours::value).collect())),
+                        ("output", ours::value(&next.output)),
+                        ("state", ours::value(&next.state)),
+                    ])),
+                    operations: usage.operations,
+                    input_size: usage.input_size,
+                },
+                Some(next.instance),
+            ),
+            Err(error) => (Outcome { result: Err(ours::diags(error)), operations: usage.operations, input_size: usage.input_size }, None),
+        }
+    }
+
+    fn stored_and_restored(program: &Self::Program, instance: &Self::Instance) -> Result<Self::Instance, Vec<Diag>> {
+        use nx_ir_core::eval::component::stored::{restore_component_instance, restore_component_instance_json};
+        let bytes = instance.to_bytes(program).map_err(ours::diags)?;
+        let restored = restore_component_instance(program, &bytes).map_err(ours::diags)?;
+        let text = restored.to_json(program).map_err(ours::diags)?;
+        restore_component_instance_json(program, &text).map_err(ours::diags)
+    }
+
+    fn evaluate_component(program: &Self::Program, component: &str, props: &str, state: &str, limits: CallLimits) -> Outcome {
+        use nx_ir_core::eval::component::evaluate_component_with;
+        let (props, state) = (ours::map(props), ours::map(state));
+        ours::run(|sink, usage| {
+            evaluate_component_with(program, component, &ours::pairs(&props), &ours::pairs(&state), &ours::limits(limits), sink, usage, Default::default())
+        })
+    }
+
+    fn normalize_state(program: &Self::Program, component: &str, state: &str, limits: CallLimits) -> Outcome {
+        use nx_ir_core::eval::component::normalize_component_state_with;
+        let state = ours::map(state);
+        ours::run(|sink, usage| normalize_component_state_with(program, component, &ours::pairs(&state), &ours::limits(limits), sink, usage, Default::default()))
+    }
+
+    fn apply_patch(program: &Self::Program, component: &str, current: &str, patch: &str, limits: CallLimits) -> Outcome {
+        use nx_ir_core::eval::component::apply_component_state_patch_with;
+        let current = ours::map(current);
+        let patch = ours::json(patch);
+        ours::run(|sink, usage| {
+            apply_component_state_patch_with(program, component, &ours::pairs(&current), &patch, &ours::limits(limits), sink, usage, Default::default())
+        })
+    }
+
+    fn descriptor(program: &Self::Program, component: &str, props: &str, content: &[&str], limits: CallLimits) -> Outcome {
+        use nx_ir_core::eval::component::construct_component_descriptor_with;
+        let props = ours::map(props);
+        let content: Vec<_> = content.iter().map(|text| ours::json(text)).collect();
+        let refs: Vec<&_> = content.iter().collect();
+        ours::run(|sink, usage| {
+            construct_component_descriptor_with(program, component, &ours::pairs(&props), &refs, &ours::limits(limits), sink, usage, Default::default())
+        })
+    }
 }
 
 mod ours {
@@ -118,6 +244,45 @@ mod ours {
                 message: d.message,
             })
             .collect()
+    }
+
+    pub fn json(text: &str) -> HostValue {
+        nx_ir_core::eval::json::from_json(text).unwrap_or_else(|e| panic!("nx-ir-core cannot read {text}: {e}"))
+    }
+
+    /// A JSON object as a host map: its members, and `$type` as a member when it has one.
+    pub fn map(text: &str) -> Vec<(String, HostValue)> {
+        match json(text) {
+            HostValue::Record(record) => {
+                let mut fields = record.fields;
+                if let Some(type_name) = record.type_name {
+                    fields.push(("$type".to_string(), HostValue::Str(type_name)));
+                }
+                fields
+            }
+            other => panic!("not a JSON object: {other:?}"),
+        }
+    }
+
+    pub fn pairs(map: &[(String, HostValue)]) -> Vec<(&str, &HostValue)> {
+        map.iter().map(|(k, v)| (k.as_str(), v)).collect()
+    }
+
+    pub fn limits(limits: CallLimits) -> nx_ir_core::eval::Limits {
+        nx_ir_core::eval::Limits {
+            max_operations: limits.max_operations,
+            max_input_size: limits.max_input_size,
+            ..nx_ir_core::eval::Limits::default()
+        }
+    }
+
+    /// A call into the host value builder, as an outcome.
+    pub fn run(
+        call: impl FnOnce(&mut nx_ir_core::eval::HostValueBuilder, &mut nx_ir_core::eval::Usage) -> nx_ir_core::IrResult<HostValue>,
+    ) -> Outcome {
+        let mut usage = nx_ir_core::eval::Usage::default();
+        let result = call(&mut nx_ir_core::eval::HostValueBuilder, &mut usage);
+        Outcome { result: result.map(|v| value(&v)).map_err(diags), operations: usage.operations, input_size: usage.input_size }
     }
 
     pub fn value(host: &HostValue) -> Value {
@@ -157,6 +322,43 @@ macro_rules! reference_engine {
                         message: d.message,
                     })
                     .collect()
+            }
+
+            fn json(text: &str) -> $value::NxValue {
+                $value::NxValue::from_json_str(text).unwrap_or_else(|e| panic!("{} cannot read {text}: {e}", $name))
+            }
+
+            /// A JSON object as the map the runtime takes: its members, `$type` one of them.
+            fn map(text: &str) -> std::collections::BTreeMap<String, $value::NxValue> {
+                match Self::json(text) {
+                    $value::NxValue::Record { type_name, mut properties } => {
+                        if let Some(type_name) = type_name {
+                            properties.insert("$type".to_string(), $value::NxValue::String(type_name));
+                        }
+                        properties
+                    }
+                    other => panic!("not a JSON object: {other:?}"),
+                }
+            }
+
+            fn options(limits: CallLimits) -> ($runtime::RuntimeOptions, Arc<$runtime::Usage>) {
+                let usage = Arc::new($runtime::Usage::new());
+                let options = $runtime::RuntimeOptions {
+                    max_operations: limits.max_operations,
+                    max_input_size: limits.max_input_size,
+                    usage: Some(Arc::clone(&usage)),
+                    ..$runtime::RuntimeOptions::default()
+                };
+                (options, usage)
+            }
+
+            fn outcome(result: Result<Value, &$runtime::NxIrRuntimeError>, usage: &$runtime::Usage) -> Outcome {
+                Outcome { result: result.map_err(|e| Self::diags(e.clone())), operations: usage.operations(), input_size: usage.input_size() }
+            }
+
+            /// A state map as the compared form: a record with no type name.
+            fn state(state: &std::collections::BTreeMap<String, $value::NxValue>) -> Value {
+                Value::Record { type_name: None, fields: state.iter().map(|(k, v)| (k.clone(), Self::value(v))).collect() }
             }
 
             fn value(value: &$value::NxValue) -> Value {
@@ -228,6 +430,80 @@ macro_rules! reference_engine {
                     operations: usage.operations(),
                     input_size: usage.input_size(),
                 }
+            }
+
+            type Instance = $runtime::ComponentInstance;
+
+            fn initialize(program: &Self::Program, component: &str, props: &str, limits: CallLimits) -> (Outcome, Option<Self::Instance>) {
+                let props = Self::map(props);
+                let (options, usage) = Self::options(limits);
+                let result = program.initialize_component(component, &props, &$runtime::ComponentInit::default(), &options);
+                match result {
+                    Ok(init) => (
+                        Outcome {
+                            result: Ok(parts(vec![("output", Self::value(&init.rendered)), ("state", Self::state(&init.state))])),
+                            operations: usage.operations(),
+                            input_size: usage.input_size(),
+                        },
+                        Some(init.instance),
+                    ),
+                    Err(error) => (Outcome { result: Err(Self::diags(error)), operations: usage.operations(), input_size: usage.input_size() }, None),
+                }
+            }
+
+            fn dispatch(program: &Self::Program, instance: &Self::Instance, batch: &[&str], limits: CallLimits) -> (Outcome, Option<Self::Instance>) {
+                let entries: Vec<$value::NxValue> = batch.iter().map(|text| Self::json(text)).collect();
+                let (options, usage) = Self::options(limits);
+                match program.dispatch_component_actions(instance, &entries, &options) {
+                    Ok(next) => (
+                        Outcome {
+                            result: Ok(parts(vec![
+                                ("effects", Value::List(next.effects.iter().map(Self::value).collect())),
+                                ("output", Self::value(&next.rendered)),
+                                ("state", Self::state(&next.state)),
+                            ])),
+                            operations: usage.operations(),
+                            input_size: usage.input_size(),
+                        },
+                        Some(next.instance),
+                    ),
+                    Err(error) => (Outcome { result: Err(Self::diags(error)), operations: usage.operations(), input_size: usage.input_size() }, None),
+                }
+            }
+
+            fn stored_and_restored(program: &Self::Program, instance: &Self::Instance) -> Result<Self::Instance, Vec<Diag>> {
+                let text = serde_json::to_string(instance).expect("an instance serializes");
+                let mut deserializer = serde_json::Deserializer::from_str(&text);
+                program.restore_component_instance(&mut deserializer).map_err(Self::diags)
+            }
+
+            fn evaluate_component(program: &Self::Program, component: &str, props: &str, state: &str, limits: CallLimits) -> Outcome {
+                let (props, state) = (Self::map(props), Self::map(state));
+                let (options, usage) = Self::options(limits);
+                let result = program.evaluate_component(component, &props, &state, &options);
+                Self::outcome(result.as_ref().map(Self::value), &usage)
+            }
+
+            fn normalize_state(program: &Self::Program, component: &str, state: &str, limits: CallLimits) -> Outcome {
+                let state = Self::map(state);
+                let (options, usage) = Self::options(limits);
+                let result = program.normalize_component_state(component, &state, &options);
+                Self::outcome(result.as_ref().map(Self::state), &usage)
+            }
+
+            fn apply_patch(program: &Self::Program, component: &str, current: &str, patch: &str, limits: CallLimits) -> Outcome {
+                let (current, patch) = (Self::map(current), Self::json(patch));
+                let (options, usage) = Self::options(limits);
+                let result = program.apply_component_state_patch(component, &current, &patch, &options);
+                Self::outcome(result.as_ref().map(Self::state), &usage)
+            }
+
+            fn descriptor(program: &Self::Program, component: &str, props: &str, content: &[&str], limits: CallLimits) -> Outcome {
+                let props = Self::map(props);
+                let content: Vec<$value::NxValue> = content.iter().map(|text| Self::json(text)).collect();
+                let (options, usage) = Self::options(limits);
+                let result = program.construct_component_descriptor(component, &props, &content, &options);
+                Self::outcome(result.as_ref().map(Self::value), &usage)
             }
         }
     };

@@ -125,11 +125,78 @@ pub fn render() -> String {
             lines.push(serde_json::to_string(&entry).expect("JSON"));
         }
     }
+    for program in programs6::programs() {
+        for lifecycle in &program.lifecycles {
+            lines.push(serde_json::to_string(&lifecycle_entry(&program, lifecycle)).expect("JSON"));
+        }
+    }
     let note = "What nx-ir-runtime 0.10.0 (the NX 0.10 reference runtime) does with every call of \
         programs.txt: its outcome with no limits, the operations it used and its input size under an \
         ample budget and input limit, and its outcome at two budgets below its count (a diagnostic's \
         message only for the codes schema 6 added, whose messages are compared). Written by \
         `cargo run --ignore-rust-version --manifest-path oracle/Cargo.toml --bin schema6-expected` \
-        from the reference itself; do not edit. Read by tests/schema6_programs.rs.";
+        from the reference itself; do not edit. Read by tests/schema6_programs.rs. A lifecycle's entry \
+        holds each call (initialize, then each batch) the same way: its outcome ({output, state} or \
+        {effects, output, state}), operations, input size, and its outcome one operation short.";
     format!("{{\n\"note\": {},\n\"calls\": [\n{}\n]\n}}\n", json!(note), lines.join(",\n"))
+}
+
+/// A lifecycle's calls as the reference runs them: each call's outcome under an ample budget and
+/// input limit (its value `{output, state}` for initialize, `{effects, output, state}` for a
+/// batch), its operations and input size, and its outcome one operation short (from the
+/// instance the ample run had before it).
+fn lifecycle_entry(program: &crate::corpus::Program, lifecycle: &crate::corpus::Lifecycle) -> Json {
+    let modules: Vec<_> = program.images.iter().map(|image| Reference6::prepare(&image.bytes).expect("the reference prepares it")).collect();
+    let at = program.images.iter().position(|i| i.identity == lifecycle.module).expect("the lifecycle's module");
+    let linked = Reference6::link(&modules[at], &modules).expect("the reference links it");
+    let ample = CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE) };
+    let short = |operations: Option<u64>| operations.and_then(|count| count.checked_sub(1));
+    let mut calls = Vec::new();
+    let record = |outcome: &Outcome, below: Option<(u64, Outcome)>| {
+        let mut entry = outcome_json(outcome);
+        entry["operations"] = json!(outcome.operations);
+        entry["inputSize"] = json!(outcome.input_size);
+        if let Some((budget, below)) = below {
+            let mut short = outcome_json(&below);
+            short["budget"] = json!(budget);
+            short["operations"] = json!(below.operations);
+            entry["below"] = short;
+        }
+        entry
+    };
+    let (first, instance) = Reference6::initialize(&linked, &lifecycle.component, &lifecycle.props, ample);
+    let below = short(first.operations).map(|budget| {
+        let limits = CallLimits { max_operations: Some(budget), max_input_size: None };
+        (budget, Reference6::initialize(&linked, &lifecycle.component, &lifecycle.props, limits).0)
+    });
+    calls.push(record(&first, below));
+    let mut instance = instance;
+    for batch in &lifecycle.batches {
+        let Some(current) = instance.take() else { break };
+        let entries: Vec<&str> = batch.iter().map(String::as_str).collect();
+        let (outcome, next) = Reference6::dispatch(&linked, &current, &entries, ample);
+        let below = short(outcome.operations).filter(|_| outcome.result.is_ok()).map(|budget| {
+            let limits = CallLimits { max_operations: Some(budget), max_input_size: None };
+            (budget, Reference6::dispatch(&linked, &current, &entries, limits).0)
+        });
+        calls.push(record(&outcome, below));
+        instance = next;
+    }
+    let batches: Vec<Json> = lifecycle
+        .batches
+        .iter()
+        .map(|batch| Json::Array(batch.iter().map(|e| serde_json::from_str(e).expect("an entry")).collect()))
+        .collect();
+    json!({
+        "program": program.name,
+        "module": lifecycle.module,
+        "component": lifecycle.component,
+        "props": serde_json::from_str::<Json>(&lifecycle.props).expect("props"),
+        "batches": batches,
+        "calls": calls,
+    })
+}
+
+fn outcome_json(result: &Outcome) -> Json {
+    outcome(result)
 }

@@ -16,5 +16,6 @@ pub mod corpus;
 pub mod damage;
 pub mod engine;
 pub mod expected6;
+pub mod lifecycles;
 pub mod outcome;
 pub mod programs6;

@@ -2,7 +2,7 @@
 //! them, and the expected outcomes it stores for nx-ir-core's own test
 //! (`rust/nx-ir-core/tests/schema6/expected.json`), taken from `nx-ir-runtime` 0.10.0.
 
-use crate::corpus::{Call, Image, Program};
+use crate::corpus::{Call, Image, Lifecycle, Program};
 
 #[path = "../../rust/nx-ir-core/tests/support/programs6.rs"]
 #[allow(dead_code)]
@@ -28,7 +28,12 @@ pub fn programs() -> Vec<Program> {
                     arguments: call.arguments.clone(),
                 })
                 .collect();
-            Program { name: program.name.clone(), entry: images.first().map(|i| i.identity.clone()), calls, images }
+            let lifecycles = program
+                .lifecycles
+                .iter()
+                .map(|l| Lifecycle { module: l.module.clone(), component: l.component.clone(), props: l.props.clone(), batches: l.batches.clone() })
+                .collect();
+            Program { name: program.name.clone(), entry: images.first().map(|i| i.identity.clone()), calls, images, lifecycles }
         })
         .collect()
 }

@@ -11,6 +11,7 @@ use nx_agent_oracle::agreement::{corpus_agreement, programs_agreement};
 use nx_agent_oracle::corpus::{self, Program};
 use nx_agent_oracle::damage::programs_damage;
 use nx_agent_oracle::engine::Reference6;
+use nx_agent_oracle::lifecycles::own_lifecycles_agreement;
 use nx_agent_oracle::programs6;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -111,4 +112,22 @@ fn our_schema_6_programs_explain_as_the_reference_explains_them() {
         }
     }
     assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
+
+#[test]
+fn every_lifecycle_of_our_schema_6_component_programs_agrees_at_every_budget() {
+    let programs = own_programs();
+    let started = Instant::now();
+    let report = own_lifecycles_agreement::<Reference6>(programs);
+    let recorded: usize = programs.iter().map(|p| p.lifecycles.len()).sum();
+    let summary = format!(
+        "our component programs: {recorded} lifecycles, {} calls, {} budgets checked, {} disagreements ({:.1} s)",
+        report.calls,
+        report.budgets,
+        report.disagreements.len(),
+        started.elapsed().as_secs_f64()
+    );
+    println!("{summary}");
+    assert!(recorded >= 10 && report.linked == recorded, "{summary}");
+    fail_listing("nx-ir-core and nx-ir-runtime 0.10.0 disagree on our component programs", &summary, &report.disagreements);
 }

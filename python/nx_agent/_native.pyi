@@ -168,6 +168,127 @@ def call_function(
     max_range_length: int | None = None,
 ) -> Evaluation: ...
 def measure_input_size(value: Any, limit: int | None = None) -> int: ...
+@final
+class ComponentInstance:
+    @property
+    def component(self) -> str: ...
+    @property
+    def generation(self) -> int: ...
+    @property
+    def tokens(self) -> list[str]: ...
+    @property
+    def program(self) -> Program: ...
+    def to_bytes(self) -> bytes: ...
+    def to_json(self) -> str: ...
+
+@final
+class Initialized:
+    @property
+    def output(self) -> Any: ...
+    @property
+    def state(self) -> dict[str, Any]: ...
+    @property
+    def instance(self) -> ComponentInstance: ...
+    @property
+    def usage(self) -> dict[str, int]: ...
+    @property
+    def operations(self) -> int | None: ...
+    @property
+    def input_size(self) -> int | None: ...
+
+@final
+class Dispatched:
+    @property
+    def output(self) -> Any: ...
+    @property
+    def effects(self) -> list[Any]: ...
+    @property
+    def state(self) -> dict[str, Any]: ...
+    @property
+    def instance(self) -> ComponentInstance: ...
+    @property
+    def usage(self) -> dict[str, int]: ...
+    @property
+    def operations(self) -> int | None: ...
+    @property
+    def input_size(self) -> int | None: ...
+
+def construct_component_descriptor(
+    program: Program,
+    name: str,
+    props: Mapping[str, Any] | None = None,
+    content: Sequence[Any] | None = None,
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Evaluation: ...
+def initialize_component(
+    program: Program,
+    name: str,
+    props: Mapping[str, Any] | None = None,
+    *,
+    state: Mapping[str, Any] | None = None,
+    parent: ComponentInstance | None = None,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Initialized: ...
+def evaluate_component(
+    program: Program,
+    name: str,
+    props: Mapping[str, Any] | None = None,
+    state: Mapping[str, Any] | None = None,
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Evaluation: ...
+def dispatch_component_actions(
+    program: Program,
+    instance: ComponentInstance,
+    batch: Sequence[Mapping[str, Any]],
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Dispatched: ...
+def normalize_component_state(
+    program: Program,
+    name: str,
+    state: Mapping[str, Any],
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Evaluation: ...
+def apply_component_state_patch(
+    program: Program,
+    name: str,
+    state: Mapping[str, Any],
+    patch: Mapping[str, Any],
+    *,
+    limits: Limits | None = None,
+    max_operations: int | None = None,
+    max_input_size: int | None = None,
+    max_call_depth: int | None = None,
+    max_range_length: int | None = None,
+) -> Evaluation: ...
+def restore_component_instance(program: Program, data: bytes | str) -> ComponentInstance: ...
+def apply_update(record: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]: ...
+def merge_updates(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]: ...
+def diff_records(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]: ...
+def changed_fields(program: Program, update: Mapping[str, Any]) -> list[str]: ...
 def _evaluate_discarding(
     program: Program, name: str, args: Sequence[Any] | None = None, *, limits: Limits | None = None
 ) -> dict[str, int]: ...

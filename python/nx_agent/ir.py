@@ -20,43 +20,93 @@
   NX 0.7 image. Schema 6 constructs in a text assembled as schema 5 are refused
   (``nx-ir-assemble``, naming the construct and its line).
 
+Components (the lifecycle both reference runtimes have, schema 5 and 6):
+
+- :func:`construct_component_descriptor` builds a component's descriptor from props and content.
+- :func:`initialize_component` renders a component against its initial state (or ``state=``) and
+  returns an :class:`Initialized`: ``.output`` (handlers carry tokens ``h1-1``, ``h1-2``, ...),
+  ``.state``, ``.instance`` and ``.usage``. ``parent=`` resolves ``ActionHandler`` records in the
+  props to the parent instance's handlers.
+- :func:`dispatch_component_actions` runs a batch against an instance (entries are
+  ``{"$type": "ActionHandlerInvocation", "token": ..., "action": {...}}`` or an action the
+  component emits) and returns a :class:`Dispatched` with ``.output`` (next generation's
+  tokens), ``.effects``, ``.state``, the next ``.instance`` and ``.usage``. A failed batch leaves
+  the instance given as it was.
+- :func:`evaluate_component`, :func:`normalize_component_state` and
+  :func:`apply_component_state_patch` return an :class:`Evaluation`.
+- A :class:`ComponentInstance` is written with ``.to_bytes()`` / ``.to_json()`` and read back, in
+  any process, with :func:`restore_component_instance`; an instance of another program, a stale
+  token or damaged data is refused with ``nx-ir-component`` / ``nx-ir-handler-token``.
+- :func:`apply_update`, :func:`merge_updates`, :func:`diff_records` and :func:`changed_fields`
+  are the update intrinsics for values a host holds.
+
+Every call takes limits as :func:`evaluate_function` does (keywords or a :class:`Limits`).
+
 Every refusal raises :class:`NxIrError` with ``code`` and ``diagnostics``.
 """
 
 from ._native import (
+    ComponentInstance,
     Diagnostic,
+    Dispatched,
     Evaluation,
+    Initialized,
     Limits,
     ModuleLink,
     NxIrError,
     PreparedModule,
     Program,
+    apply_component_state_patch,
+    apply_update,
     assemble,
     builtin_prelude,
     call_function,
+    changed_fields,
+    construct_component_descriptor,
+    diff_records,
+    dispatch_component_actions,
+    evaluate_component,
     evaluate_function,
     explain,
+    initialize_component,
     link_program,
     measure_input_size,
+    merge_updates,
+    normalize_component_state,
     prepare_module,
     prepare_program,
+    restore_component_instance,
 )
 
 __all__ = [
+    "ComponentInstance",
     "Diagnostic",
+    "Dispatched",
     "Evaluation",
+    "Initialized",
     "Limits",
     "ModuleLink",
     "NxIrError",
     "PreparedModule",
     "Program",
+    "apply_component_state_patch",
+    "apply_update",
     "assemble",
     "builtin_prelude",
     "call_function",
+    "changed_fields",
+    "construct_component_descriptor",
+    "diff_records",
+    "dispatch_component_actions",
+    "evaluate_component",
     "evaluate_function",
     "explain",
+    "initialize_component",
     "link_program",
     "measure_input_size",
+    "merge_updates",
+    "normalize_component_state",
     "prepare_module",
     "prepare_program",
+    "restore_component_instance",
 ]

@@ -1,7 +1,7 @@
 """``nx-agent demo``: the README's main job (compile the bundled support agent, load it from what
 was stored and run two of its tools); ``--definition`` also prints the definition to store,
 ``--write DIR`` writes every file the README's commands use, and ``--ir`` walks through the IR
-example."""
+example, and ``--flow`` answers the bundled conversation flow (a component) from the terminal."""
 
 from __future__ import annotations
 
@@ -88,6 +88,8 @@ def write_example(directory: str) -> dict[str, str]:
 def _cmd_demo(args: argparse.Namespace, out: Output) -> int:
     if args.ir:
         return _demo_ir(out)
+    if args.flow:
+        return _demo_flow(out)
     if args.write is not None:
         return _demo_write(args.write, out)
     from ..agent import compile_agent, load_agent
@@ -165,6 +167,81 @@ def _demo_ir(out: Output) -> int:
     return EXIT_OK
 
 
+def _flow_step(output: Any) -> dict[str, Any] | None:
+    """The question a rendered flow asks (its ``Ask`` element), or None at the summary."""
+    for item in output if isinstance(output, list) else [output]:
+        if isinstance(item, dict) and item.get("$type") == "Ask":
+            return item
+    return None
+
+
+def _demo_flow(out: Output) -> int:
+    """Answer the bundled conversation flow step by step from standard input: a choice by its
+    number or its label, a free-text question with a line; at the summary, ``y`` starts again.
+    Each answer is one dispatch; the instance travels between steps as bytes, as a host that keeps
+    it in its own store would hold it."""
+    import sys
+
+    program = examples.link_flow()
+    started = ir.initialize_component(program, "Flow", max_operations=100_000)
+    output, stored = started.output, started.instance.to_bytes()
+    steps: list[dict[str, Any]] = []
+    if not out.json:
+        out.line("A conversation flow (component Flow of the bundled flow.nx): one answer per dispatch.")
+    while True:
+        ask = _flow_step(output)
+        if ask is None:
+            summary = output if isinstance(output, dict) else {}
+            answers = summary.get("answers", [])
+            restart = summary.get("restart", [])
+            if not out.json:
+                out.line()
+                out.line(f"Summary: {', '.join(answers)}")
+                out.line("Start again? [y/N]")
+            line = sys.stdin.readline()
+            if line.strip().lower() not in ("y", "yes") or not restart:
+                break
+            token = restart[0]["onPressed"]["token"]
+            action: dict[str, Any] = {"$type": "Restart.Pressed"}
+        else:
+            choices = ask.get("choices", [])
+            options = [c for c in choices if c.get("$type") == "Option"]
+            if not out.json:
+                out.line()
+                out.line(out.style.bold(f"{ask['number']}. {ask['prompt']}"))
+                for number, option in enumerate(options, 1):
+                    out.line(f"  {number}) {option['label']}")
+            line = sys.stdin.readline()
+            if not line:
+                break
+            answer = line.strip()
+            if options:
+                labels = [option["label"] for option in options]
+                picked = options[int(answer) - 1] if answer.isdigit() and 1 <= int(answer) <= len(options) else None
+                if picked is None and answer in labels:
+                    picked = options[labels.index(answer)]
+                if picked is None:
+                    if not out.json:
+                        out.line(f"  answer with a number from 1 to {len(options)} or one of: {', '.join(labels)}")
+                    continue
+                token, action = picked["onPicked"]["token"], {"$type": "Option.Picked"}
+            else:
+                text_answer = next(c for c in choices if c.get("$type") == "TextAnswer")
+                token, action = text_answer["onSubmitted"]["token"], {"$type": "TextAnswer.Submitted", "text": answer}
+        instance = ir.restore_component_instance(program, stored)
+        entry = {"$type": "ActionHandlerInvocation", "token": token, "action": action}
+        done = ir.dispatch_component_actions(program, instance, [entry], max_operations=100_000)
+        output, stored = done.output, done.instance.to_bytes()
+        steps.append({"entry": entry, "effects": done.effects, "state": done.state, "usage": dict(done.usage)})
+        if not out.json:
+            for effect in done.effects:
+                out.line(out.style.dim(f"  effect: {effect['prompt']} -> {effect['answer']}"))
+            out.line(out.style.dim(f"  ({done.usage['operations']} operations; the instance stored as {len(stored)} bytes)"))
+    if out.json:
+        out.document({"steps": steps, "output": output})
+    return EXIT_OK
+
+
 def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     """Add ``demo`` to the subcommands."""
     demo = commands.add_parser(
@@ -182,5 +259,9 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     )
     mode.add_argument(
         "--ir", action="store_true", help="instead: assemble, link, run and explain the bundled IR example"
+    )
+    mode.add_argument(
+        "--flow", action="store_true",
+        help="instead: answer the bundled conversation flow (a component) step by step from standard input",
     )
     demo.set_defaults(run=_cmd_demo)

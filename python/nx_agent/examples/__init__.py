@@ -59,6 +59,22 @@ def support_descriptions() -> dict[str, Any]:
     return document
 
 
+#: A small conversation flow of our own (schema 6): the component ``Flow`` asks four questions, one
+#: per dispatch (free text, then choices), answers each with an ``Answered`` effect, and ends in a
+#: ``Summary`` with a ``Restart`` button (``nx-agent demo --flow``).
+FLOW_MODULE = ("flow.nx", "flow.nx.nxir.txt", "1")
+
+
+def flow_text() -> str:
+    """The explain text of the conversation flow."""
+    return resources.files(__name__).joinpath(FLOW_MODULE[1]).read_text(encoding="utf-8")
+
+
+def link_flow() -> ir.Program:
+    """The conversation flow, assembled (schema 6) and linked."""
+    return ir.link_program(ir.prepare_module(ir.assemble(flow_text(), version=FLOW_MODULE[2], schema=6)))
+
+
 def text(identity: str) -> str:
     """The explain text of one example module."""
     name, _ = MODULES[identity]

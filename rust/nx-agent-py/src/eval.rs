@@ -185,6 +185,12 @@ pub struct Evaluation {
     pub(crate) usage: Usage,
 }
 
+impl Evaluation {
+    pub(crate) fn new(value: Py<PyAny>, usage: Usage) -> Self {
+        Evaluation { value, usage }
+    }
+}
+
 #[pymethods]
 impl Evaluation {
     /// `{"operations": n}` when a budget was set, `{"input_size": n}` when an input limit was.
@@ -223,7 +229,7 @@ impl Evaluation {
     }
 }
 
-fn usage_dict<'py>(py: Python<'py>, usage: &Usage) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn usage_dict<'py>(py: Python<'py>, usage: &Usage) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     if let Some(operations) = usage.operations {
         d.set_item("operations", operations)?;
@@ -289,7 +295,7 @@ impl Refusal {
 }
 
 /// Converts a Python value to its canonical host value; `root` names it in an error.
-fn read_value(value: &Bound<'_, PyAny>, root: impl FnOnce() -> String) -> Result<HostValue, IrError> {
+pub(crate) fn read_value(value: &Bound<'_, PyAny>, root: impl FnOnce() -> String) -> Result<HostValue, IrError> {
     Reader::new(None, 0).read(value).map_err(|refusal| refusal.into_error(&root()))
 }
 
@@ -432,7 +438,7 @@ impl Reader {
 
 /// The limits of a call: a `Limits` object, or the keywords.
 #[allow(clippy::too_many_arguments)]
-fn call_limits(
+pub(crate) fn call_limits(
     limits: Option<&Limits>,
     max_operations: Option<&Bound<'_, PyAny>>,
     max_input_size: Option<&Bound<'_, PyAny>>,

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod component;
 mod declarations;
 mod errors;
 mod eval;
@@ -43,5 +44,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(travel::_restore_evaluation, m)?)?;
     m.add_function(wrap_pyfunction!(travel::_restore_diagnostic, m)?)?;
     m.add_function(wrap_pyfunction!(travel::_restore_module_link, m)?)?;
+    m.add_class::<component::ComponentInstance>()?;
+    m.add_class::<component::Initialized>()?;
+    m.add_class::<component::Dispatched>()?;
+    m.add_function(wrap_pyfunction!(component::construct_component_descriptor, m)?)?;
+    m.add_function(wrap_pyfunction!(component::initialize_component, m)?)?;
+    m.add_function(wrap_pyfunction!(component::evaluate_component, m)?)?;
+    m.add_function(wrap_pyfunction!(component::dispatch_component_actions, m)?)?;
+    m.add_function(wrap_pyfunction!(component::normalize_component_state, m)?)?;
+    m.add_function(wrap_pyfunction!(component::apply_component_state_patch, m)?)?;
+    m.add_function(wrap_pyfunction!(component::restore_component_instance, m)?)?;
+    m.add_function(wrap_pyfunction!(component::apply_update, m)?)?;
+    m.add_function(wrap_pyfunction!(component::merge_updates, m)?)?;
+    m.add_function(wrap_pyfunction!(component::diff_records, m)?)?;
+    m.add_function(wrap_pyfunction!(component::changed_fields, m)?)?;
     Ok(())
 }

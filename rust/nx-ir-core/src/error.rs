@@ -44,6 +44,11 @@ pub mod codes {
     pub const UNION: &str = "nx-ir-union";
     pub const INTRINSIC: &str = "nx-ir-intrinsic";
     pub const COMPONENT: &str = "nx-ir-component";
+    pub const COMPONENT_ACTION: &str = "nx-ir-component-action";
+    pub const HANDLER_TOKEN: &str = "nx-ir-handler-token";
+    pub const HANDLER_RESULT: &str = "nx-ir-handler-result";
+    pub const STATE_FIELD: &str = "nx-ir-state-field";
+    pub const STATE_PATCH: &str = "nx-ir-state-patch";
     /// Not a reference code: explain text that the assembler cannot read.
     pub const ASSEMBLE: &str = "nx-ir-assemble";
     /// Not a reference code: the travel form of a module or program (what a pickle carries) that

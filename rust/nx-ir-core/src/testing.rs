@@ -13,6 +13,7 @@ use crate::writer::encode;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub mod fuzz;
+pub mod instances;
 pub mod schema6;
 
 /// The standard operations of schema 6 (`standardMath`, `standardColor`), for the oracle crate.

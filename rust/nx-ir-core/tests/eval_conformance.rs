@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use nx_ir_core::codes;
 use nx_ir_core::eval::json::{canonical_eq, from_json, to_json};
+use nx_ir_core::eval::component::{dispatch_component_actions, initialize_component, ComponentInit};
 use nx_ir_core::eval::{
     evaluate_function_with, CompiledProgram, HostValue, HostValueBuilder, Limits, Usage,
 };
@@ -23,8 +24,6 @@ use nx_ir_core::link::{LinkOptions, Program};
 use nx_ir_core::IrResult;
 use support::corpus;
 
-/// Component-lifecycle entrypoints are not supported by the evaluator yet (one place).
-const UNSUPPORTED_KINDS: &[&str] = &["component lifecycle (initialize / dispatch)"];
 
 fn read_json(path: &Path) -> Option<HostValue> {
     let text = std::fs::read_to_string(path).ok()?;
@@ -67,7 +66,9 @@ struct Tally {
     span_checks: usize,
     spans_impossible: usize,
     failures: Vec<String>,
-    unsupported: Vec<String>,
+    lifecycles: usize,
+    lifecycles_matched: usize,
+    lifecycle_calls: usize,
 }
 
 fn entries(dir: &Path, results: &HostValue) -> Vec<Entry> {
@@ -111,15 +112,205 @@ fn entries(dir: &Path, results: &HostValue) -> Vec<Entry> {
     out
 }
 
-fn lifecycles(dir: &Path) -> Vec<String> {
+/// A lifecycle of `program.json`: the module, the component, its props and its batches.
+struct Lifecycle {
+    module: String,
+    key: String,
+    component: String,
+    props: Vec<(String, HostValue)>,
+    batches: Vec<Vec<HostValue>>,
+}
+
+fn lifecycles(dir: &Path) -> Vec<Lifecycle> {
     let Some(program) = read_json(&dir.join("program.json")) else { return Vec::new() };
-    match field(&program, "lifecycles") {
-        Some(HostValue::List(items)) => items
-            .iter()
-            .map(|l| format!("{}::{}", text(field(l, "module")).unwrap_or(""), text(field(l, "component")).unwrap_or("")))
-            .collect(),
-        _ => Vec::new(),
+    let Some(HostValue::List(items)) = field(&program, "lifecycles") else { return Vec::new() };
+    items
+        .iter()
+        .map(|l| {
+            let module = text(field(l, "module")).unwrap_or("").to_string();
+            let component = text(field(l, "component")).unwrap_or("").to_string();
+            let props = match field(l, "props") {
+                Some(HostValue::Record(r)) => {
+                    let mut props: Vec<(String, HostValue)> = r.fields.clone();
+                    if let Some(type_name) = &r.type_name {
+                        props.push(("$type".into(), HostValue::Str(type_name.clone())));
+                    }
+                    props
+                }
+                _ => Vec::new(),
+            };
+            let batches = match field(l, "batches") {
+                Some(HostValue::List(batches)) => batches
+                    .iter()
+                    .map(|b| match b {
+                        HostValue::List(entries) => entries.clone(),
+                        _ => Vec::new(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Lifecycle { key: format!("{module}::{component}"), module, component, props, batches }
+        })
+        .collect()
+}
+
+/// What one run of a lifecycle gave: per call (initialize, then each batch) its outcome, as
+/// `(output, effects)` or the error, and its usage.
+type LifecycleRun = Vec<(Result<(HostValue, Vec<HostValue>), nx_ir_core::IrError>, Usage)>;
+
+/// Runs a lifecycle with `limits` on every call; stops at the first failure.
+fn run_lifecycle(program: &CompiledProgram, lifecycle: &Lifecycle, limits: &Limits) -> LifecycleRun {
+    let props: Vec<(&str, &HostValue)> = lifecycle.props.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut calls = Vec::new();
+    let mut instance = match initialize_component(program, &lifecycle.component, &props, ComponentInit::default(), limits) {
+        Ok((init, usage)) => {
+            calls.push((Ok((init.output, Vec::new())), usage));
+            init.instance
+        }
+        Err(error) => {
+            calls.push((Err(error), Usage::default()));
+            return calls;
+        }
+    };
+    for batch in &lifecycle.batches {
+        let entries: Vec<&HostValue> = batch.iter().collect();
+        match dispatch_component_actions(program, &instance, &entries, limits) {
+            Ok((next, usage)) => {
+                calls.push((Ok((next.output, next.effects)), usage));
+                instance = next.instance;
+            }
+            Err(error) => {
+                calls.push((Err(error), Usage::default()));
+                return calls;
+            }
+        }
     }
+    calls
+}
+
+/// Checks one lifecycle: outputs and effects against `results.json`, each call's count and
+/// input size against `operations.json`, and each call under a budget of its count (succeeds)
+/// and one less (fails with `maxOperations`).
+fn check_lifecycle(program: &CompiledProgram, lifecycle: &Lifecycle, results: &HostValue, operations: Option<&HostValue>, tally: &mut Tally) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(expected) = field(results, &lifecycle.key) else {
+        return vec!["no recorded lifecycle".into()];
+    };
+    let mut expected_calls: Vec<(&HostValue, Vec<HostValue>)> = Vec::new();
+    if let Some(initial) = field(expected, "initial") {
+        expected_calls.push((initial, Vec::new()));
+    }
+    if let Some(HostValue::List(batches)) = field(expected, "batches") {
+        for batch in batches {
+            let effects = match field(batch, "effects") {
+                Some(HostValue::List(effects)) => effects.clone(),
+                _ => Vec::new(),
+            };
+            if let Some(rendered) = field(batch, "rendered") {
+                expected_calls.push((rendered, effects));
+            }
+        }
+    }
+    let run = run_lifecycle(program, lifecycle, &Limits { max_operations: Some(1 << 40), max_input_size: Some(1 << 40), ..Limits::default() });
+    tally.lifecycle_calls += run.len();
+    if run.len() != expected_calls.len() {
+        problems.push(format!("{} calls run, {} recorded", run.len(), expected_calls.len()));
+    }
+    let counts = operations.and_then(|o| field(o, "counts")).and_then(|c| field(c, &lifecycle.key));
+    let sizes = operations.and_then(|o| field(o, "inputSizes")).and_then(|c| field(c, &lifecycle.key));
+    let recorded = |record: Option<&HostValue>, call: usize| -> Option<u64> {
+        if call == 0 {
+            int(record.and_then(|r| field(r, "initial")))
+        } else {
+            match record.and_then(|r| field(r, "batches")) {
+                Some(HostValue::List(items)) => int(items.get(call - 1)),
+                _ => None,
+            }
+        }
+    };
+    let mut budgets = Vec::new();
+    for (call, ((outcome, usage), (rendered, effects))) in run.iter().zip(&expected_calls).enumerate() {
+        let what = if call == 0 { "initialize".to_string() } else { format!("batch {call}") };
+        match outcome {
+            Ok((output, got_effects)) => {
+                if !canonical_eq(output, rendered) {
+                    problems.push(format!("{what}: output {} (expected {})", to_json(output), to_json(rendered)));
+                }
+                let effects_equal = got_effects.len() == effects.len() && got_effects.iter().zip(effects).all(|(a, b)| canonical_eq(a, b));
+                if !effects_equal {
+                    problems.push(format!("{what}: effects {:?} (expected {:?})", got_effects.iter().map(to_json).collect::<Vec<_>>(), effects.iter().map(to_json).collect::<Vec<_>>()));
+                }
+            }
+            Err(error) => problems.push(format!("{what}: failed {error}")),
+        }
+        if let Some(count) = recorded(counts, call) {
+            if usage.operations != Some(count) {
+                problems.push(format!("{what}: count {:?} (expected {count})", usage.operations));
+            }
+            budgets.push(count);
+        }
+        if let Some(size) = recorded(sizes, call) {
+            if usage.input_size != Some(size) {
+                problems.push(format!("{what}: input size {:?} (expected {size})", usage.input_size));
+            }
+        }
+    }
+    // Each call at its exact count succeeds, and one operation less fails it (the calls before
+    // it run at their own counts).
+    if budgets.len() == expected_calls.len() {
+        for failing in 0..budgets.len() {
+            for (cut, expect_ok) in [(0u64, true), (1u64, false)] {
+                let mut at_budget = budgets.clone();
+                at_budget[failing] = at_budget[failing].saturating_sub(cut);
+                let outcome = run_with_budgets(program, lifecycle, &at_budget);
+                let last = outcome.get(failing);
+                let ok = matches!(last, Some(Ok(())));
+                if ok != expect_ok {
+                    problems.push(format!("call {failing} at budget {} did not {}", at_budget[failing], if expect_ok { "succeed" } else { "fail" }));
+                }
+                if !expect_ok {
+                    if let Some(Err(error)) = last {
+                        if error.diagnostics[0].limit.as_ref().map(|l| l.name) != Some("maxOperations") {
+                            problems.push(format!("call {failing} below its count failed with {error}"));
+                        }
+                    }
+                }
+            }
+        }
+    } else if counts.is_some() {
+        problems.push("the recorded counts do not cover every call".into());
+    }
+    problems
+}
+
+/// Runs a lifecycle with the given budget for each call, in order; stops at the first failure.
+fn run_with_budgets(program: &CompiledProgram, lifecycle: &Lifecycle, budgets: &[u64]) -> Vec<Result<(), nx_ir_core::IrError>> {
+    let props: Vec<(&str, &HostValue)> = lifecycle.props.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut out = Vec::new();
+    let mut instance = match initialize_component(program, &lifecycle.component, &props, ComponentInit::default(), &Limits::with_budget(budgets[0])) {
+        Ok((init, _)) => {
+            out.push(Ok(()));
+            init.instance
+        }
+        Err(error) => {
+            out.push(Err(error));
+            return out;
+        }
+    };
+    for (batch, budget) in lifecycle.batches.iter().zip(&budgets[1..]) {
+        let entries: Vec<&HostValue> = batch.iter().collect();
+        match dispatch_component_actions(program, &instance, &entries, &Limits::with_budget(*budget)) {
+            Ok((next, _)) => {
+                out.push(Ok(()));
+                instance = next.instance;
+            }
+            Err(error) => {
+                out.push(Err(error));
+                return out;
+            }
+        }
+    }
+    out
 }
 
 fn run(program: &CompiledProgram, entry: &Entry, limits: &Limits) -> (IrResult<HostValue>, Usage) {
@@ -242,9 +433,8 @@ fn check_program(dir: &Path, tally: &mut Tally) {
     let diagnostics = read_json(&dir.join("expected/diagnostics.json"));
     let texts = corpus::program_texts(dir);
     let linked = corpus::linked(&texts);
-    for lifecycle in lifecycles(dir) {
-        tally.unsupported.push(format!("{name}: {lifecycle}"));
-    }
+    let lifecycles = lifecycles(dir);
+    let mut lifecycle_problems: HashMap<String, Vec<String>> = HashMap::new();
     let entries = entries(dir, &results);
     let mut outcome: HashMap<String, Vec<String>> = HashMap::new();
     for full in [false, true] {
@@ -281,6 +471,64 @@ fn check_program(dir: &Path, tally: &mut Tally) {
             let variant = if full { "full" } else { "stripped" };
             outcome.entry(entry.key.clone()).or_default().extend(found.into_iter().map(|p| format!("[{variant}] {p}")));
         }
+        for lifecycle in &lifecycles {
+            let variant = if full { "full" } else { "stripped" };
+            let found = match prepared.get(&lifecycle.module).cloned() {
+                Some(module) => {
+                    let resolver = prepared.clone();
+                    match Program::link(module, &mut |id| Ok(resolver.get(id).cloned()), LinkOptions::default())
+                        .and_then(|program| CompiledProgram::compile(&program))
+                    {
+                        Ok(program) => check_lifecycle(&program, lifecycle, &results, operations.as_ref(), tally),
+                        Err(error) => vec![format!("does not link: {error}")],
+                    }
+                }
+                None => vec!["module not assembled".into()],
+            };
+            lifecycle_problems.entry(lifecycle.key.clone()).or_default().extend(found.into_iter().map(|p| format!("[{variant}] {p}")));
+        }
+    }
+    // The lifecycles again as NX 0.10 writes the programs (schema 6, state records named).
+    if !lifecycles.is_empty() {
+        let texts6: Vec<corpus::Text> = corpus::program_texts(dir)
+            .into_iter()
+            .map(|mut text| {
+                text.text = corpus::with_state_records(&text.text);
+                text
+            })
+            .collect();
+        let linked6 = corpus::linked(&texts6);
+        let mut prepared: HashMap<String, Arc<PreparedModule>> = HashMap::new();
+        for mut input in corpus::variant(dir, &texts6, false) {
+            input.options.schema = 6;
+            if let Ok(module) = input.image(&linked6).and_then(PreparedModule::from_vec) {
+                prepared.insert(input.identity.clone(), Arc::new(module));
+            }
+        }
+        for lifecycle in &lifecycles {
+            let found = match prepared.get(&lifecycle.module).cloned() {
+                Some(module) => {
+                    let resolver = prepared.clone();
+                    match Program::link(module, &mut |id| Ok(resolver.get(id).cloned()), LinkOptions::default())
+                        .and_then(|program| CompiledProgram::compile(&program))
+                    {
+                        Ok(program) => check_lifecycle(&program, lifecycle, &results, operations.as_ref(), tally),
+                        Err(error) => vec![format!("does not link: {error}")],
+                    }
+                }
+                None => vec!["module not assembled as schema 6".into()],
+            };
+            lifecycle_problems.entry(lifecycle.key.clone()).or_default().extend(found.into_iter().map(|p| format!("[schema 6] {p}")));
+        }
+    }
+    for lifecycle in &lifecycles {
+        tally.lifecycles += 1;
+        let problems = &lifecycle_problems[&lifecycle.key];
+        if problems.is_empty() {
+            tally.lifecycles_matched += 1;
+        } else {
+            tally.failures.push(format!("{name}/{} (lifecycle): {}", lifecycle.key, problems.join("; ")));
+        }
     }
     for entry in &entries {
         tally.total += 1;
@@ -308,13 +556,17 @@ fn corpus_entrypoints_match() {
     for failure in &tally.failures {
         println!("MISMATCH {failure}");
     }
-    println!("unsupported ({}): {}", UNSUPPORTED_KINDS.join(", "), tally.unsupported.join(", "));
+    println!(
+        "lifecycles: {}/{} match, as schema 5 (stripped and full) and as schema 6 ({} calls, each also at its count and one below)",
+        tally.lifecycles_matched, tally.lifecycles, tally.lifecycle_calls
+    );
     println!(
         "span checks: {} recorded, {} impossible (assembled full images carry no node spans)",
         tally.span_checks, tally.spans_impossible
     );
     println!("conformance: {}/{} entrypoints match", tally.matched, tally.total);
     assert!(tally.total > 0, "the corpus holds no entrypoints");
+    assert!(tally.lifecycles > 0, "the corpus holds no lifecycles");
     assert!(
         tally.failures.is_empty(),
         "{} of {} entrypoints do not match:\n{}",

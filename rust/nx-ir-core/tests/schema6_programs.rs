@@ -127,7 +127,12 @@ fn every_schema_6_program_call_does_what_the_reference_did() {
     let Some(HostValue::List(calls)) = field(&stored, "calls") else { panic!("expected.json has no calls") };
     let programs = compiled();
     let (mut checked, mut budgets, mut failures) = (0, 0, Vec::new());
+    let mut lifecycle_calls = 0;
     for call in calls {
+        if field(call, "component").is_some() {
+            lifecycle_calls += check_lifecycle(&programs, call, &mut failures);
+            continue;
+        }
         let name = |key| text(field(call, key)).unwrap_or_default();
         let key = format!("{}/{}::{}#{}", name("program"), name("module"), name("function"), name("case"));
         let Some(program) = programs.get(&(name("program"), name("module"))) else {
@@ -165,7 +170,91 @@ fn every_schema_6_program_call_does_what_the_reference_did() {
             }
         }
     }
-    println!("schema 6 programs: {checked} calls, {budgets} budgets, {} failures", failures.len());
+    println!(
+        "schema 6 programs: {checked} calls, {budgets} budgets, {lifecycle_calls} lifecycle calls (each also one operation short), {} failures",
+        failures.len()
+    );
+    assert!(lifecycle_calls >= 40, "only {lifecycle_calls} lifecycle calls");
     assert!(checked >= 10, "only {checked} calls in {}", path.display());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One stored lifecycle: initialize, then each batch against the instance before, each call's
+/// outcome (`{output, state}`, `{effects, output, state}`, or the failure), operations and input
+/// size under an ample budget, and its outcome one operation short, as the reference's.
+fn check_lifecycle(programs: &HashMap<(String, String), CompiledProgram>, stored: &HostValue, failures: &mut Vec<String>) -> usize {
+    use nx_ir_core::eval::component::{dispatch_component_actions_with, initialize_component_with, ComponentInit, ComponentInstance};
+    use nx_ir_core::eval::{HostCall, HostRecord};
+    let name = |key| text(field(stored, key)).unwrap_or_default();
+    let key = format!("{}/{}::{} lifecycle", name("program"), name("module"), name("component"));
+    let Some(program) = programs.get(&(name("program"), name("module"))) else {
+        failures.push(format!("{key}: no such program and module"));
+        return 0;
+    };
+    let props: Vec<(String, HostValue)> = match field(stored, "props") {
+        Some(HostValue::Record(record)) => {
+            let mut props = record.fields.clone();
+            if let Some(type_name) = &record.type_name {
+                props.push(("$type".into(), HostValue::Str(type_name.clone())));
+            }
+            props
+        }
+        _ => Vec::new(),
+    };
+    let pairs: Vec<(&str, &HostValue)> = props.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let Some(HostValue::List(batches)) = field(stored, "batches") else { panic!("{key}: no batches") };
+    let Some(HostValue::List(calls)) = field(stored, "calls") else { panic!("{key}: no calls") };
+    let parts = |fields: Vec<(&str, HostValue)>| {
+        HostValue::Record(HostRecord { type_name: None, fields: fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect() })
+    };
+    let initialize = |limits: &Limits| {
+        let mut usage = Usage::default();
+        let result = initialize_component_with(program, &name("component"), &pairs, ComponentInit::default(), limits, &mut HostValueBuilder, &mut usage, HostCall::default());
+        let instance = result.as_ref().ok().map(|init| init.instance.clone());
+        (result.map(|init| parts(vec![("output", init.output), ("state", init.state)])), usage, instance)
+    };
+    let dispatch = |instance: &ComponentInstance, batch: &[HostValue], limits: &Limits| {
+        let entries: Vec<&HostValue> = batch.iter().collect();
+        let mut usage = Usage::default();
+        let result = dispatch_component_actions_with(program, instance, &entries, limits, &mut HostValueBuilder, &mut usage, HostCall::default());
+        let next = result.as_ref().ok().map(|done| done.instance.clone());
+        (result.map(|done| parts(vec![("effects", HostValue::List(done.effects)), ("output", done.output), ("state", done.state)])), usage, next)
+    };
+    let ample = Limits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE), ..Limits::default() };
+    let mut instance: Option<ComponentInstance> = None;
+    let mut checked = 0;
+    for (at, expected) in calls.iter().enumerate() {
+        let what = if at == 0 { format!("{key} initialize") } else { format!("{key} batch {at}") };
+        let batch: Vec<HostValue> = match (at, batches.get(at.wrapping_sub(1))) {
+            (0, _) => Vec::new(),
+            (_, Some(HostValue::List(entries))) => entries.clone(),
+            _ => panic!("{what}: no batch"),
+        };
+        let run = |limits: &Limits| match (at, &instance) {
+            (0, _) => initialize(limits),
+            (_, Some(current)) => dispatch(current, &batch, limits),
+            (_, None) => panic!("{what}: no instance to dispatch to"),
+        };
+        let (result, usage, next) = run(&ample);
+        checked += 1;
+        if let Some(problem) = outcome_differs(&result, expected) {
+            failures.push(format!("{what}: {problem}"));
+        }
+        let wanted = (int(field(expected, "operations")), int(field(expected, "inputSize")));
+        if (usage.operations, usage.input_size) != wanted {
+            failures.push(format!("{what}: used {:?} with input size {:?}, expected {wanted:?}", usage.operations, usage.input_size));
+        }
+        if let Some(below) = field(expected, "below") {
+            let budget = int(field(below, "budget")).expect("a budget");
+            let (result, usage, _) = run(&Limits { max_operations: Some(budget), ..Limits::default() });
+            if let Some(problem) = outcome_differs(&result, below) {
+                failures.push(format!("{what} at budget {budget}: {problem}"));
+            }
+            if usage.operations != int(field(below, "operations")) {
+                failures.push(format!("{what} at budget {budget}: used {:?}", usage.operations));
+            }
+        }
+        instance = next;
+    }
+    checked
 }

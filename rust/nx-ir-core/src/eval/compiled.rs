@@ -91,9 +91,8 @@ pub(crate) enum CNode {
         action: Target,
         binding: u32,
         owner: Option<Target>,
-        /// The handler's body. Read by the planned component lifecycle (dispatch evaluates it
-        /// for an `ActionHandlerInvocation`); evaluating the node itself only builds the handler.
-        #[allow(dead_code)]
+        /// The handler's body, which a dispatch evaluates; evaluating the node only builds the
+        /// handler (capturing the frame).
         body: u32,
     },
     Text { operand: u32, form: TextForm },
@@ -171,18 +170,16 @@ pub(crate) enum CDeclKind {
     Record { fields: Box<[CField]>, bases: Box<[Target]>, is_abstract: bool, update_target: Option<Target> },
     Component {
         props: Box<[CField]>,
-        /// The state fields and the body. Read by the planned component lifecycle (initialize
-        /// fills the state from its defaults and renders the body); function evaluation only
-        /// needs the props, the emits and the key. Dispatch will also need the schema 6
-        /// `<C>.State` record (`Decl::Component::state_record`): a handler result patches the
-        /// state when its update target is that record (`<C>.State.Update`), where schema 5
-        /// names the component itself (`<C>.Update`). Compile it here when dispatch comes.
-        #[allow(dead_code)]
+        /// The state fields: their slots follow the props' in the body's frame.
         state: Box<[CField]>,
-        #[allow(dead_code)]
         body: Option<u32>,
+        is_abstract: bool,
         emits: Box<[(Name, Target)]>,
         key: Name,
+        /// What a handler's result must update to patch this component's state: schema 5's
+        /// `<C>.Update` names the component itself; schema 6's `<C>.State.Update` names the
+        /// `<C>.State` record (`None` when the image names none: nothing patches the state).
+        state_target: Option<(u32, u32)>,
     },
     /// `bases` are the abstract records the union extends: each non-constant case is a shape
     /// acceptable wherever one of them is expected.
@@ -268,6 +265,7 @@ pub(crate) struct CModule {
     pub types: Vec<CType>,
     pub node_spans: Vec<Option<(u32, u32)>>,
     pub function_entrypoints: Vec<u32>,
+    pub component_entrypoints: Vec<u32>,
     pub decl_by_name: NameMap<Arc<str>, u32>,
 }
 
@@ -297,6 +295,12 @@ pub struct CompiledProgram {
     /// place, a record's scalar fields written in place. Each makes the same charges, with the
     /// same failures, as the general path.
     pub(crate) shortcuts: bool,
+    /// Each module's identity and the hash of its image bytes, sorted: what a component
+    /// instance records of the program that rendered it (its handlers name nodes and slots by
+    /// index, so only the very same images can run it).
+    pub(crate) images: Arc<[(Arc<str>, u64)]>,
+    /// Whether the modules are schema 6 (a program's modules are all of one schema).
+    pub(crate) schema6: bool,
 }
 
 #[derive(Debug, Default)]
@@ -423,7 +427,14 @@ impl CompiledProgram {
         }
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(CompiledProgram { id, value_slots, modules, shapes, names, spread, shortcuts: true })
+        let mut images: Vec<(Arc<str>, u64)> = modules
+            .iter()
+            .enumerate()
+            .map(|(index, module)| (Arc::clone(&module.identity), source.image_hash(index).unwrap_or_else(|| image_hash(&crate::writer::encode(&decoded[index])))))
+            .collect();
+        images.sort();
+        let schema6 = decoded.first().is_some_and(|m| m.schema >= kinds::SCHEMA_6);
+        Ok(CompiledProgram { id, value_slots, modules, shapes, names, spread, shortcuts: true, images: images.into(), schema6 })
     }
 
     /// Every text the compiled program holds once and hands to a [`HostValueSink`] by
@@ -567,7 +578,7 @@ impl ModuleCompiler<'_> {
             nodes.push(self.node(node, &types));
         }
         let mut decls = Vec::with_capacity(module.declarations.len());
-        for decl in &module.declarations {
+        for (at, decl) in module.declarations.iter().enumerate() {
             let name = self.s(decl.name());
             let qualified: Arc<str> = format!("{identity}::{name}").into();
             let kind = match decl {
@@ -584,12 +595,21 @@ impl ModuleCompiler<'_> {
                     is_abstract: *is_abstract != 0,
                     update_target: update_target.map(|t| self.target(t)),
                 },
-                Decl::Component { props, state, body, emits, .. } => CDeclKind::Component {
+                Decl::Component { props, state, body, emits, flags, state_record, .. } => CDeclKind::Component {
                     props: props.iter().map(|f| self.field(f, false)).collect(),
                     state: state.iter().map(|f| self.field(f, false)).collect(),
                     body: *body,
+                    is_abstract: flags & kinds::flags::COMPONENT_ABSTRACT != 0,
                     emits: emits.iter().map(|e| (self.s(e.name), self.target(e.action))).collect(),
                     key: qualified.clone(),
+                    state_target: if module.schema >= kinds::SCHEMA_6 {
+                        match state_record.map(|r| self.target(r)) {
+                            Some(Target::Decl { module, decl }) => Some((module, decl)),
+                            _ => None,
+                        }
+                    } else {
+                        Some((self.index as u32, at as u32))
+                    },
                 },
                 Decl::Union { cases, bases, .. } => CDeclKind::Union {
                     bases: bases.iter().map(|b| self.target(*b)).collect(),
@@ -660,6 +680,7 @@ impl ModuleCompiler<'_> {
             types,
             node_spans,
             function_entrypoints: module.function_entrypoints.clone(),
+            component_entrypoints: module.component_entrypoints.clone(),
             decl_by_name: self.by_name[self.index].clone(),
         })
     }
@@ -799,6 +820,12 @@ impl ModuleCompiler<'_> {
             Node::Interval { ty } => CNode::Interval(self.interval(types, *ty)),
         }
     }
+}
+
+/// The 64-bit FNV-1a hash of an image's bytes: ties a stored component instance to the images
+/// that rendered it.
+pub(crate) fn image_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Schema 6 checks a value at a component-typed site against the component's props: in each

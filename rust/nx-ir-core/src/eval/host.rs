@@ -295,6 +295,33 @@ impl SizeMeter {
         Ok(())
     }
 
+    /// Adds a map of named values passed as one record (props, a state): the record counts 1,
+    /// each name its text, and a `$type` member holding a string counts as the record's type
+    /// name (its text alone), as a host record spells its type.
+    pub fn map(&mut self, fields: &[(&str, &HostValue)]) -> IrResult<()> {
+        if self.add(1) {
+            return Ok(());
+        }
+        for (name, value) in fields {
+            if let (&"$type", HostValue::Str(type_name)) = (name, value) {
+                let cost = text_size(type_name, self.left());
+                if self.add(cost) {
+                    return Ok(());
+                }
+                continue;
+            }
+            let cost = text_size(name, self.left());
+            if self.add(cost) {
+                return Ok(());
+            }
+            self.value(value)?;
+            if self.over() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     /// Adds a record of members (named arguments, props): the record itself counts 1.
     pub fn record<S: HostValueSource<Child = S>>(&mut self, fields: &[(&str, S)]) -> IrResult<()> {
         if self.add(1) {

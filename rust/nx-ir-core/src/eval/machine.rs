@@ -54,6 +54,16 @@ pub(crate) struct Machine<'p> {
     /// Whether the list written last held scalars only (set as a list's writing ends, so after
     /// a result is written it describes the result when that is a list).
     pub wrote_scalar_list: bool,
+    /// While a component's output is written: the handlers written so far, numbered by their
+    /// tokens (`h<generation>-<n>`, n from 1 in write order).
+    pub tokens: Option<Tokens>,
+}
+
+/// The handlers a rendered output holds, in the order their tokens number them.
+#[derive(Default)]
+pub(crate) struct Tokens {
+    pub generation: u64,
+    pub handlers: Vec<Rc<Handler>>,
 }
 
 /// Emptied vectors, kept to be filled again: construction inputs and call frames. They hold
@@ -103,6 +113,7 @@ impl<'p> Machine<'p> {
             work: 0,
             spares: SPARES.try_with(Cell::take).unwrap_or_default(),
             wrote_scalar_list: false,
+            tokens: None,
         }
     }
 

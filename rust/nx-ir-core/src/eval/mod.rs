@@ -20,9 +20,11 @@
 //! linked. The native stack is guarded by the fixed expression nesting (1000), the call depth,
 //! the value nesting (256) and a stack-position check (`max_stack_bytes`, 1 MiB by default).
 //!
-//! Not supported yet: the component lifecycle (initialize, evaluate, dispatch, state patches).
+//! Components (descriptors, initialize, evaluate, dispatch, state, stored instances) are in
+//! [`component`].
 
 mod compiled;
+pub mod component;
 mod components;
 mod constants;
 mod constraints;
@@ -417,7 +419,7 @@ where
 
 /// The start of every call: its usage cleared, its limits checked, and its input measured by
 /// `measure` (refused when over `max_input_size`, before anything runs).
-fn begin(limits: &Limits, usage: &mut Usage, measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>) -> IrResult<()> {
+pub(crate) fn begin(limits: &Limits, usage: &mut Usage, measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>) -> IrResult<()> {
     *usage = Usage::default();
     work::record(0);
     limits.validate()?;
@@ -426,7 +428,7 @@ fn begin(limits: &Limits, usage: &mut Usage, measure: impl FnOnce(&mut SizeMeter
 
 /// Runs `body` on a new machine with the host's long-run hook, then reports the operations it
 /// used (on success and on failure) and its work.
-fn with_machine<R>(
+pub(crate) fn with_machine<R>(
     program: &CompiledProgram,
     limits: &Limits,
     usage: &mut Usage,

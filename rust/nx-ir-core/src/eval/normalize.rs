@@ -424,7 +424,23 @@ impl<'p> Machine<'p> {
         explicit: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
         let mut input = FieldInput::Shared(input);
-        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit)
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit, false)
+    }
+
+    /// [`Machine::normalize_fields`] that binds every field in the frame, from its current
+    /// length, whether or not a default reads it: a component's props and state, whose slots
+    /// its body reads.
+    pub fn normalize_fields_bound(
+        &mut self,
+        cx: Cx,
+        fields: &[CField],
+        input: &[(Name, Value)],
+        frame: &mut Frame,
+        path: &Path<'_>,
+        explicit: bool,
+    ) -> IrResult<Vec<(Name, Value)>> {
+        let mut input = FieldInput::Shared(input);
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit, true)
     }
 
     /// [`Machine::normalize_fields`] over input the caller owns: each value is moved out of it
@@ -439,9 +455,10 @@ impl<'p> Machine<'p> {
         explicit: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
         let mut input = FieldInput::Owned(input);
-        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit)
+        self.normalize_fields_from(cx, fields, &mut input, frame, path, explicit, false)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn normalize_fields_from(
         &mut self,
         cx: Cx,
@@ -450,6 +467,7 @@ impl<'p> Machine<'p> {
         frame: &mut Frame,
         path: &Path<'_>,
         explicit: bool,
+        bind_all: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
         let taken = input.len();
         // Each name is looked up among the declared fields, then each declared field among
@@ -462,7 +480,7 @@ impl<'p> Machine<'p> {
         }
         let first_slot = frame.len() as u32;
         // Fields are bound in the frame only for defaults to read.
-        let binds = fields.iter().any(|f| f.default.is_some());
+        let binds = bind_all || fields.iter().any(|f| f.default.is_some());
         let mut out = Vec::with_capacity(fields.len());
         for (offset, field) in fields.iter().enumerate() {
             let at = Path::Field(path, &field.name);

@@ -54,7 +54,16 @@ impl Machine<'_> {
             Value::Handler(handler) => {
                 self.charge_written(cx)?;
                 let action = sink.str(&handler.action)?;
-                sink.record(Some("ActionHandler"), vec![("action", action)])
+                match self.tokens.as_mut() {
+                    None => sink.record(Some("ActionHandler"), vec![("action", action)]),
+                    Some(tokens) => {
+                        // A rendered output: the handler takes the next token of its generation.
+                        tokens.handlers.push(Rc::clone(handler));
+                        let token = format!("h{}-{}", tokens.generation, tokens.handlers.len());
+                        let token = sink.str(&token)?;
+                        sink.record(Some("ActionHandler"), vec![("action", action), ("token", token)])
+                    }
+                }
             }
         }
     }

@@ -12,6 +12,12 @@ pub trait ProgramSource {
     fn decoded_module(&self, index: usize) -> IrResult<model::Module>;
     /// The program module a module-table slot of module `module` is linked to.
     fn resolve_slot(&self, module: usize, slot: u32) -> Option<usize>;
+    /// The FNV-1a hash of module `index`'s image bytes, when the source holds them; otherwise
+    /// the image is written again from the decoded module and that is hashed.
+    fn image_hash(&self, index: usize) -> Option<u64> {
+        let _ = index;
+        None
+    }
 }
 
 /// A program of owned modules linked by identity (the entry first). Missing modules are left
@@ -75,5 +81,8 @@ impl ProgramSource for crate::link::Program {
     }
     fn resolve_slot(&self, module: usize, slot: u32) -> Option<usize> {
         crate::link::Program::resolve_slot(self, module, slot as usize)
+    }
+    fn image_hash(&self, index: usize) -> Option<u64> {
+        self.modules().get(index).map(|m| super::compiled::image_hash(m.bytes()))
     }
 }

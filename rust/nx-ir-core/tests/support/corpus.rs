@@ -175,3 +175,93 @@ pub fn every_text(program: &Path, texts: &[Text]) -> Vec<ModuleInput> {
     let versions = versions(texts);
     texts.iter().map(|text| ModuleInput::new(program, text, &versions)).collect()
 }
+
+/// A schema 5 text as NX 0.10 would write the same program (schema 6): each component with
+/// state names its `<C>.State` record (declared after the module's declarations, with the
+/// state's fields and no defaults), and its update record becomes `<C>.State.Update`, an update
+/// of that record. Without this a schema 5 text assembled as schema 6 has components whose
+/// state nothing patches (an image that names no state record), where the lifecycles the corpus
+/// records patch it.
+pub fn with_state_records(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut stateful: Vec<(String, Vec<String>)> = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        let line = lines[at];
+        at += 1;
+        let Some(rest) = line.strip_prefix("component ") else { continue };
+        let name = rest.split(' ').next().unwrap_or("").to_string();
+        let mut fields = Vec::new();
+        let mut in_state = false;
+        while at < lines.len() && lines[at].starts_with("  ") {
+            let inner = lines[at];
+            at += 1;
+            if !inner.starts_with("   ") {
+                in_state = inner == "  state";
+                continue;
+            }
+            if in_state && inner.starts_with("    ") && !inner.starts_with("     ") {
+                let field = inner.trim_start();
+                let field = match field.find(" = ") {
+                    Some(end) => &field[..end],
+                    None => field,
+                };
+                fields.push(format!("  {field}"));
+            }
+        }
+        if !fields.is_empty() {
+            stateful.push((name, fields));
+        }
+    }
+    if stateful.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 256);
+    for line in &lines {
+        let mut line = line.to_string();
+        for (name, _) in &stateful {
+            let header = format!("component {name}");
+            if line == header || line.starts_with(&format!("{header} ")) {
+                let (head, span) = match line.rfind(" @") {
+                    Some(cut) if line[cut + 2..].chars().all(|c| c.is_ascii_digit() || c == ':' || c == '-') => {
+                        (line[..cut].to_string(), line[cut..].to_string())
+                    }
+                    _ => (line.clone(), String::new()),
+                };
+                line = format!("{head} state {name}.State{span}");
+            }
+            line = line.replace(&format!("record {name}.Update update of {name}"), &format!("record {name}.State.Update update of {name}.State"));
+            line = replace_name(&line, &format!("{name}.Update"), &format!("{name}.State.Update"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for (name, fields) in &stateful {
+        out.push_str(&format!("\nrecord {name}.State\n"));
+        for field in fields {
+            out.push_str(field);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `text` with each whole occurrence of the name `from` (not part of a longer name) as `to`.
+fn replace_name(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    while let Some(found) = rest.find(from) {
+        let before = rest[..found].chars().next_back();
+        let after = rest[found + from.len()..].chars().next();
+        out.push_str(&rest[..found]);
+        if before.is_some_and(is_name) || after.is_some_and(is_name) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[found + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}

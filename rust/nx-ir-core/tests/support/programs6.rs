@@ -10,7 +10,11 @@
 //! program <name>
 //!   module <file> [spans]
 //!   call [<module>::]<function>#<case> <JSON array of arguments>
+//!   lifecycle [<module>::]<Component>#<case> <JSON object of props> <JSON array of batches>
 //! ```
+//!
+//! A lifecycle initializes the component with the props, then dispatches each batch (a JSON
+//! array of entries) to the instance the previous call returned, stopping at the first failure.
 //!
 //! The first module is the entry, and a call names it unless it names another. Each module is assembled as schema 6
 //! from its text, told what the program's other modules declare. A module marked `spans` gets a
@@ -55,10 +59,28 @@ impl CallSpec {
     }
 }
 
+pub struct LifecycleSpec {
+    pub module: String,
+    pub component: String,
+    pub case: String,
+    /// The props' JSON text.
+    pub props: String,
+    /// Each batch's entries, each entry's JSON text.
+    pub batches: Vec<Vec<String>>,
+}
+
+impl LifecycleSpec {
+    /// `program/module::Component#case`, the key of its expected outcomes.
+    pub fn key(&self, program: &str) -> String {
+        format!("{program}/{}::{}#{}", self.module, self.component, self.case)
+    }
+}
+
 pub struct ProgramSpec {
     pub name: String,
     pub modules: Vec<ModuleSpec>,
     pub calls: Vec<CallSpec>,
+    pub lifecycles: Vec<LifecycleSpec>,
 }
 
 /// One assembled module of a program.
@@ -147,6 +169,34 @@ fn split_array(text: &str) -> Vec<String> {
     items
 }
 
+/// The byte just past the JSON object `text` starts with.
+fn object_end(text: &str) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
+    for (at, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Every program of the manifest.
 pub fn programs() -> Vec<ProgramSpec> {
     let path = dir().join("programs.txt");
@@ -160,7 +210,7 @@ pub fn programs() -> Vec<ProgramSpec> {
             continue;
         }
         if let Some(name) = trimmed.strip_prefix("program ") {
-            programs.push(ProgramSpec { name: name.trim().to_string(), modules: Vec::new(), calls: Vec::new() });
+            programs.push(ProgramSpec { name: name.trim().to_string(), modules: Vec::new(), calls: Vec::new(), lifecycles: Vec::new() });
             continue;
         }
         let Some(program) = programs.last_mut() else { fail("a line before the first program") };
@@ -184,8 +234,23 @@ pub fn programs() -> Vec<ProgramSpec> {
                 }
             };
             program.calls.push(CallSpec { module, function, case: case.to_string(), arguments: split_array(arguments) });
+        } else if let Some(rest) = trimmed.strip_prefix("lifecycle ") {
+            let (name, rest) = rest.split_once(' ').unwrap_or_else(|| fail("a lifecycle without props"));
+            let (component, case) = name.split_once('#').unwrap_or_else(|| fail("a lifecycle without a #case"));
+            let (module, component) = match component.split_once("::") {
+                Some((module, component)) => (module.to_string(), component.to_string()),
+                None => {
+                    let entry = program.modules.first().unwrap_or_else(|| fail("a lifecycle before the first module"));
+                    (identity_of(&program.text(&entry.file)), component.to_string())
+                }
+            };
+            // The props object, then the batches array.
+            let end = object_end(rest).unwrap_or_else(|| fail("a lifecycle takes a props object and a batches array"));
+            let (props, batches) = (rest[..end].trim().to_string(), rest[end..].trim());
+            let batches = split_array(batches).iter().map(|batch| split_array(batch)).collect();
+            program.lifecycles.push(LifecycleSpec { module, component, case: case.to_string(), props, batches });
         } else {
-            fail("not a program, module or call line");
+            fail("not a program, module, call or lifecycle line");
         }
     }
     programs

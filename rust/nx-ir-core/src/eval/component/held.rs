@@ -1,0 +1,235 @@
+//! Values an instance holds between calls.
+//!
+//! The evaluator's values are `Rc`-based and live on the thread of one call (value declarations
+//! are even cached per thread), so an instance cannot keep them: a host may dispatch the next
+//! batch from another thread. An instance holds [`Held`] values instead: the same shapes behind
+//! atomically counted pointers. A call thaws what it needs into evaluator values and freezes what
+//! it hands on; both walks keep sharing (every handler of one render captures the same frame) by
+//! remembering each allocation more than one place holds.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::{codes, IrError, IrResult};
+
+use super::super::machine::Machine;
+use super::super::value::{CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
+
+/// How deeply held values may nest: far past what one evaluation can build (expressions nest at
+/// most 1,000 levels, host values and state 256), so only damaged input meets it.
+pub(crate) const MAX_HELD_DEPTH: u32 = 4096;
+
+/// A value as an instance holds it.
+#[derive(Debug, Clone)]
+pub(crate) enum Held {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Text),
+    Seq(Arc<[Held]>),
+    Record(Arc<HeldRecord>),
+    Case(Name),
+    Function(FunctionRef),
+    Handler(Arc<HeldHandler>),
+}
+
+#[derive(Debug)]
+pub(crate) struct HeldRecord {
+    pub type_name: Option<Name>,
+    pub fields: Box<[(Name, Held)]>,
+    /// As [`Record::normal_of`].
+    pub normal_of: Option<(u32, u32)>,
+}
+
+/// An action handler: the handler node it was built from (module, declaration, node), what it
+/// answers, and the frame it captured.
+#[derive(Debug)]
+pub(crate) struct HeldHandler {
+    pub module: u32,
+    pub decl: u32,
+    pub node: u32,
+    pub component_key: Name,
+    pub emit: Name,
+    pub action: Name,
+    pub capture: Box<[Option<Held>]>,
+}
+
+/// A hasher for allocation addresses (no host chooses them): one multiply.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.0 = (value as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by allocation addresses.
+pub(crate) type AddressMap<V> = HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
+
+fn too_deep() -> IrError {
+    IrError::new(codes::COMPONENT, format!("A component instance holds values nested more than {MAX_HELD_DEPTH} levels deep."))
+}
+
+/// Evaluator values → held values, keeping what is shared shared.
+#[derive(Default)]
+pub(crate) struct Freezer {
+    seen: AddressMap<Held>,
+}
+
+impl Freezer {
+    pub fn fields(&mut self, fields: &[(Name, Value)]) -> IrResult<Box<[(Name, Held)]>> {
+        fields.iter().map(|(name, value)| Ok((Arc::clone(name), self.value(value, 0)?))).collect()
+    }
+
+    pub fn handler(&mut self, handler: &Rc<Handler>) -> IrResult<Arc<HeldHandler>> {
+        match self.value(&Value::Handler(Rc::clone(handler)), 0)? {
+            Held::Handler(held) => Ok(held),
+            _ => Err(IrError::new(codes::COMPONENT, "A handler did not freeze to a handler.")),
+        }
+    }
+
+    pub fn value(&mut self, value: &Value, depth: u32) -> IrResult<Held> {
+        if depth > MAX_HELD_DEPTH {
+            return Err(too_deep());
+        }
+        let shared = match value {
+            Value::Bool(b) => return Ok(Held::Bool(*b)),
+            Value::Int(i) => return Ok(Held::Int(*i)),
+            Value::Float(f) => return Ok(Held::Float(*f)),
+            Value::Str(text) => return Ok(Held::Str(text.clone())),
+            Value::Case(case) => return Ok(Held::Case(Arc::clone(&case.case))),
+            Value::Function(function) => return Ok(Held::Function(*function)),
+            Value::Seq(items) => (Rc::strong_count(items) > 1).then_some(Rc::as_ptr(items) as *const u8 as usize),
+            Value::Record(record) => (Rc::strong_count(record) > 1).then_some(Rc::as_ptr(record) as *const u8 as usize),
+            Value::Handler(handler) => (Rc::strong_count(handler) > 1).then_some(Rc::as_ptr(handler) as *const u8 as usize),
+        };
+        if let Some(held) = shared.and_then(|at| self.seen.get(&at)) {
+            return Ok(held.clone());
+        }
+        let deeper = depth + 1;
+        let held = match value {
+            Value::Seq(items) => {
+                Held::Seq(items.iter().map(|item| self.value(item, deeper)).collect::<IrResult<Vec<_>>>()?.into())
+            }
+            Value::Record(record) => Held::Record(Arc::new(HeldRecord {
+                type_name: record.type_name.clone(),
+                fields: record
+                    .fields
+                    .iter()
+                    .map(|(name, field)| Ok((Arc::clone(name), self.value(field, deeper)?)))
+                    .collect::<IrResult<_>>()?,
+                normal_of: record.normal_of,
+            })),
+            Value::Handler(handler) => Held::Handler(Arc::new(HeldHandler {
+                module: handler.module,
+                decl: handler.decl,
+                node: handler.node,
+                component_key: Arc::clone(&handler.component_key),
+                emit: Arc::clone(&handler.emit),
+                action: Arc::clone(&handler.action),
+                capture: handler
+                    .capture
+                    .iter()
+                    .map(|slot| slot.as_ref().map(|v| self.value(v, deeper)).transpose())
+                    .collect::<IrResult<_>>()?,
+            })),
+            _ => return Err(IrError::new(codes::COMPONENT, "A scalar reached the shared-value path.")),
+        };
+        if let Some(at) = shared {
+            // The value stays alive with the instance being frozen, so its address names it.
+            self.seen.insert(at, held.clone());
+        }
+        Ok(held)
+    }
+}
+
+/// Held values → evaluator values for one call, names interned as the call's own.
+#[derive(Default)]
+pub(crate) struct Thawer {
+    seen: AddressMap<Value>,
+}
+
+fn held_address(held: &Held) -> Option<usize> {
+    match held {
+        Held::Seq(items) => (Arc::strong_count(items) > 1).then_some(Arc::as_ptr(items) as *const u8 as usize),
+        Held::Record(record) => (Arc::strong_count(record) > 1).then_some(Arc::as_ptr(record) as *const u8 as usize),
+        Held::Handler(handler) => (Arc::strong_count(handler) > 1).then_some(Arc::as_ptr(handler) as *const u8 as usize),
+        _ => None,
+    }
+}
+
+impl Thawer {
+    pub fn fields(&mut self, machine: &Machine<'_>, fields: &[(Name, Held)]) -> IrResult<Vec<(Name, Value)>> {
+        fields.iter().map(|(name, held)| Ok((machine.prog_name(name), self.value(machine, held, 0)?))).collect()
+    }
+
+    pub fn handler(&mut self, machine: &Machine<'_>, handler: &Arc<HeldHandler>) -> IrResult<Rc<Handler>> {
+        match self.value(machine, &Held::Handler(Arc::clone(handler)), 0)? {
+            Value::Handler(handler) => Ok(handler),
+            _ => Err(IrError::new(codes::COMPONENT, "A handler did not thaw to a handler.")),
+        }
+    }
+
+    pub fn value(&mut self, machine: &Machine<'_>, held: &Held, depth: u32) -> IrResult<Value> {
+        if depth > MAX_HELD_DEPTH {
+            return Err(too_deep());
+        }
+        let shared = held_address(held);
+        if let Some(value) = shared.and_then(|at| self.seen.get(&at)) {
+            return Ok(value.clone());
+        }
+        let deeper = depth + 1;
+        let value = match held {
+            Held::Bool(b) => return Ok(Value::Bool(*b)),
+            Held::Int(i) => return Ok(Value::Int(*i)),
+            Held::Float(f) => return Ok(Value::Float(*f)),
+            Held::Str(text) => return Ok(Value::Str(text.clone())),
+            Held::Case(case) => return Ok(Value::Case(Rc::new(CaseValue { case: machine.prog_name(case) }))),
+            Held::Function(function) => return Ok(Value::Function(*function)),
+            Held::Seq(items) => {
+                Value::seq(items.iter().map(|item| self.value(machine, item, deeper)).collect::<IrResult<Vec<_>>>()?)
+            }
+            Held::Record(record) => {
+                let fields = record
+                    .fields
+                    .iter()
+                    .map(|(name, field)| Ok((machine.prog_name(name), self.value(machine, field, deeper)?)))
+                    .collect::<IrResult<Vec<_>>>()?;
+                let type_name = record.type_name.as_deref().map(|name| machine.prog_name(name));
+                let mut thawed = Record::new(type_name, fields);
+                thawed.normal_of = record.normal_of;
+                Value::Record(Rc::new(thawed))
+            }
+            Held::Handler(handler) => Value::Handler(Rc::new(Handler {
+                module: handler.module,
+                decl: handler.decl,
+                node: handler.node,
+                component_key: Arc::clone(&handler.component_key),
+                emit: Arc::clone(&handler.emit),
+                action: Arc::clone(&handler.action),
+                capture: handler
+                    .capture
+                    .iter()
+                    .map(|slot| slot.as_ref().map(|h| self.value(machine, h, deeper)).transpose())
+                    .collect::<IrResult<_>>()?,
+            })),
+        };
+        if let Some(at) = shared {
+            self.seen.insert(at, value.clone());
+        }
+        Ok(value)
+    }
+}
