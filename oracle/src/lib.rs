@@ -10,9 +10,12 @@
 //! * [`outcome`]: the one form both engines' values and diagnostics are compared in.
 //! * [`agreement`]: every corpus call at every budget, in both engines.
 //! * [`damage`]: every truncation and cell overwrite of an image, prepared in both engines.
+//! * [`differential`]: the differential fuzz target's case (`oracle/fuzz/`): a fuzzed image set
+//!   and call in nx-ir-core and in the reference of the entry's schema, compared.
 
 pub mod agreement;
 pub mod corpus;
 pub mod damage;
+pub mod differential;
 pub mod engine;
 pub mod outcome;
