@@ -163,6 +163,15 @@ impl<'p> Machine<'p> {
         Err(self.error(cx, Some(node), code, message))
     }
 
+    /// A literal the image holds but no value can represent (a bigint outside 64 bits) fails
+    /// where its node is read, as the reference runtimes fail a node they cannot decode: where a
+    /// call reads its callee's node or an arm its pattern's, before the node is charged; and
+    /// naming the declaration but no source span.
+    #[cold]
+    fn bad_literal<T>(&self, cx: Cx, message: &str) -> IrResult<T> {
+        Err(self.error(cx, None, codes::MALFORMED, message))
+    }
+
     fn limit_fail(&self, cx: Cx, node: Option<u32>, name: &'static str, value: u64, message: String) -> IrError {
         let mut error = limit_error(name, value, message);
         let located = self.error(cx, node, codes::RESOURCE_LIMIT, "");
@@ -406,7 +415,7 @@ impl<'p> Machine<'p> {
             CNode::Int(i) => Ok(Value::Int(*i)),
             CNode::Float(f) => Ok(Value::Float(*f)),
             CNode::Str(s) => Ok(Value::Str(s.clone())),
-            CNode::BadLiteral(message) => self.fail(cx, index, codes::MALFORMED, message.to_string()),
+            CNode::BadLiteral(message) => self.bad_literal(cx, message),
             // schema 6 evaluation: follows in the evaluator task
             CNode::Unevaluated(what) => {
                 self.fail(cx, index, codes::UNSUPPORTED, format!("{what} is not evaluated by this version of nx-agent."))
@@ -1141,7 +1150,12 @@ impl<'p> Machine<'p> {
     // ---- patterns ---------------------------------------------------------------------------
 
     fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32) -> IrResult<Value> {
-        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = self.node(cx, node)? {
+        let read = self.node(cx, node)?;
+        // A pattern's node is read before it is charged.
+        if let CNode::BadLiteral(message) = read {
+            return self.bad_literal(cx, message);
+        }
+        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = read {
             let prog = self.prog;
             if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
                 // Any non-constant case of the name (an image could declare the name twice).
@@ -1170,11 +1184,16 @@ impl<'p> Machine<'p> {
     // ---- calls ------------------------------------------------------------------------------
 
     fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, _call: u32) -> IrResult<FunctionRef> {
-        if let CNode::Reference(Target::Decl { module, decl }) = self.node(cx, callee)? {
-            if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
-                self.charge_node(cx, callee)?;
-                return Ok(FunctionRef { module: *module, decl: *decl });
+        match self.node(cx, callee)? {
+            CNode::Reference(Target::Decl { module, decl }) => {
+                if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
+                    self.charge_node(cx, callee)?;
+                    return Ok(FunctionRef { module: *module, decl: *decl });
+                }
             }
+            // The callee's node is read before it is charged.
+            CNode::BadLiteral(message) => return self.bad_literal(cx, message),
+            _ => {}
         }
         match self.eval(cx, frame, callee)? {
             Value::Function(function) => Ok(function),
