@@ -41,7 +41,7 @@
 //!   inputs are compared up to linking only (docs/runtime-differences.md).
 
 use crate::engine::{host_fields, host_value, CallLimits, Engine, HostCall, ModuleFacts, Ours, Reference5, Reference6};
-use crate::outcome::{Diag, Diags, Outcome};
+use crate::outcome::{Diag, Diags, Messages, Outcome};
 use nx_ir_core::eval::{HostRecord, HostValue};
 use nx_ir_core::model::Decl;
 use nx_ir_core::testing::fuzz::{Bytes, Call};
@@ -275,10 +275,12 @@ fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]]) -> Verdi
     }
     if a != b {
         return Verdict::Disagreed(format!(
-            "{} under {limits:?}:\n  {} {a}\n  {} {b}",
+            "{} under {limits:?}:\n  {} {a}\n{}  {} {b}\n{}",
             describe(&host_call),
             Ours::NAME,
-            R::NAME
+            Messages(&a),
+            R::NAME,
+            Messages(&b)
         ));
     }
     Verdict::Agreed(if a.result.is_ok() { Stage::SameValue } else { Stage::SameFailure })

@@ -167,6 +167,11 @@ impl Engine for Ours {
     }
 }
 
+/// nx-ir-core's host value in the [`outcome`](crate::outcome) form.
+pub fn value_of_host(host: &HostValue) -> Value {
+    ours::value_of(host)
+}
+
 mod ours {
     use super::*;
     use nx_ir_core::eval::{Limits, Usage};
@@ -200,11 +205,12 @@ mod ours {
                 argument: d.argument,
                 limit: d.limit.map(|l| Limit { name: l.name.to_string(), value: Some(l.value) }),
                 source: d.source.map(|s| Span { identity: s.identity, start: s.start, end: s.end }),
+                message: d.message,
             })
             .collect()
     }
 
-    fn value_of(host: &HostValue) -> Value {
+    pub fn value_of(host: &HostValue) -> Value {
         match host {
             HostValue::Null => Value::Null,
             HostValue::Bool(b) => Value::Bool(*b),
@@ -238,6 +244,7 @@ macro_rules! reference_engine {
                         argument: d.argument,
                         limit: d.limit.map(|l| Limit { name: l.name.to_string(), value: l.value }),
                         source: d.source.map(|s| Span { identity: s.identity, start: s.start, end: s.end }),
+                        message: d.message.to_string(),
                     })
                     .collect()
             }

@@ -40,15 +40,25 @@ pub struct Span {
     pub end: u32,
 }
 
-/// One diagnostic, without its message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One diagnostic. Its message is kept for reports and left out of comparisons.
+#[derive(Debug, Clone)]
 pub struct Diag {
     pub code: String,
     pub declaration: Option<String>,
     pub argument: Option<String>,
     pub limit: Option<Limit>,
     pub source: Option<Span>,
+    pub message: String,
 }
+
+impl PartialEq for Diag {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.code, &self.declaration, &self.argument, &self.limit, &self.source)
+            == (&other.code, &other.declaration, &other.argument, &other.limit, &other.source)
+    }
+}
+
+impl Eq for Diag {}
 
 /// What one call did: its value or its diagnostics, and what its usage report said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +125,20 @@ impl fmt::Display for Diag {
         }
         if let Some(span) = &self.source {
             write!(f, " source={}@{}-{}", span.identity, span.start, span.end)?;
+        }
+        Ok(())
+    }
+}
+
+/// The messages of an outcome's diagnostics, one `code: message` per line (nothing for a value).
+pub struct Messages<'a>(pub &'a Outcome);
+
+impl fmt::Display for Messages<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Err(diags) = &self.0.result {
+            for diag in diags {
+                writeln!(f, "    {}: {}", diag.code, diag.message)?;
+            }
         }
         Ok(())
     }
