@@ -20,7 +20,8 @@
 //!    reference API and is ignored). Both give the same value, or the same diagnostics (code,
 //!    declaration, argument, limit, span), and report the same operations and input size; under
 //!    the call's budget (at most [`BUDGET`](nx_ir_core::testing::fuzz::BUDGET)), input limit,
-//!    call depth and range length.
+//!    call depth and range length; and then again under a budget below the operations the call
+//!    used, drawn from the input's hash, where both must stop alike.
 //!
 //! Host values are given to both engines alike ([`host_value`]): a record's fields by distinct
 //! names, none named `$type`, as the reference's host value (a map) holds them.
@@ -148,17 +149,18 @@ pub fn differential_case(data: &[u8]) -> Verdict {
     let call = Call::decode(flags, bytes.chunk().unwrap_or_default());
     let images: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
     COUNTS.inputs.fetch_add(1, Ordering::Relaxed);
+    let draw = fnv1a(data);
     let verdict = match images.first().map(|entry| schema_of(entry)) {
         None => Verdict::Skipped(Skip::Empty),
         Some(5) => {
             COUNTS.schema5.fetch_add(1, Ordering::Relaxed);
-            run::<Reference5>(5, flags, &call, &images)
+            run::<Reference5>(5, flags, &call, &images, draw)
         }
         Some(schema) => {
             if schema == 6 {
                 COUNTS.schema6.fetch_add(1, Ordering::Relaxed);
             }
-            run::<Reference6>(schema, flags, &call, &images)
+            run::<Reference6>(schema, flags, &call, &images, draw)
         }
     };
     let counter = match &verdict {
@@ -174,6 +176,11 @@ pub fn differential_case(data: &[u8]) -> Verdict {
     };
     counter.fetch_add(1, Ordering::Relaxed);
     verdict
+}
+
+/// FNV-1a-64 of the input: the second budget's draw, the same for every run of one input.
+fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 /// The schema an image says it has (the byte at offset 4), 0 when it is too short to say.
@@ -214,7 +221,7 @@ fn prepare_pair<R: Engine>(at: usize, image: &[u8]) -> Result<Option<Pair<R>>, S
     }
 }
 
-fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]]) -> Verdict {
+fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]], draw: u64) -> Verdict {
     // Every image against the reference of its own schema; the set is the entry's schema's.
     let mut ours: Vec<<Ours as Engine>::Module> = Vec::new();
     let mut theirs: Vec<R::Module> = Vec::new();
@@ -265,25 +272,40 @@ fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]]) -> Verdi
         max_call_depth: Some(call.limits.max_call_depth),
         max_range_length: Some(call.limits.max_range_length),
     };
-    let a = Ours::call(&ours_program, &host_call, limits);
-    if UNSUPPORTED_IS_NOT_A_FINDING && has_code(&a, "nx-ir-unsupported") {
-        return Verdict::Skipped(Skip::Unsupported);
+    let compare = |limits: CallLimits| -> Result<Outcome, Verdict> {
+        let a = Ours::call(&ours_program, &host_call, limits);
+        if UNSUPPORTED_IS_NOT_A_FINDING && has_code(&a, "nx-ir-unsupported") {
+            return Err(Verdict::Skipped(Skip::Unsupported));
+        }
+        let b = R::call(&their_program, &host_call, limits);
+        if stops_at_stack(&a) || stops_at_stack(&b) {
+            return Err(Verdict::Skipped(Skip::StackLimit));
+        }
+        if a != b {
+            return Err(Verdict::Disagreed(format!(
+                "{} under {limits:?}:\n  {} {a}\n{}  {} {b}\n{}",
+                describe(&host_call),
+                Ours::NAME,
+                Messages(&a),
+                R::NAME,
+                Messages(&b)
+            )));
+        }
+        Ok(a)
+    };
+    let outcome = match compare(limits) {
+        Ok(outcome) => outcome,
+        Err(verdict) => return verdict,
+    };
+    // Again under a budget below what the call used, drawn from the input: both engines must stop
+    // at the same operation, with the same failure.
+    if let Some(used) = outcome.operations.filter(|used| *used > 0) {
+        let budget = Some(draw % used);
+        if let Err(Verdict::Disagreed(what)) = compare(CallLimits { max_operations: budget, ..limits }) {
+            return Verdict::Disagreed(what);
+        }
     }
-    let b = R::call(&their_program, &host_call, limits);
-    if stops_at_stack(&a) || stops_at_stack(&b) {
-        return Verdict::Skipped(Skip::StackLimit);
-    }
-    if a != b {
-        return Verdict::Disagreed(format!(
-            "{} under {limits:?}:\n  {} {a}\n{}  {} {b}\n{}",
-            describe(&host_call),
-            Ours::NAME,
-            Messages(&a),
-            R::NAME,
-            Messages(&b)
-        ));
-    }
-    Verdict::Agreed(if a.result.is_ok() { Stage::SameValue } else { Stage::SameFailure })
+    Verdict::Agreed(if outcome.result.is_ok() { Stage::SameValue } else { Stage::SameFailure })
 }
 
 /// The call an input makes (see the module's documentation).
