@@ -499,7 +499,7 @@ impl<'p> Machine<'p> {
             }
             CNode::Call { callee, args } => self.call(cx, frame, index, *callee, args),
             CNode::NamedCall { callee, args } => {
-                let function = self.callee(cx, frame, *callee, index)?;
+                let function = self.callee(cx, frame, *callee, index, "named call")?;
                 let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
                 for (name, node) in args.iter() {
                     let value = self.eval(cx, frame, *node)?;
@@ -1183,7 +1183,10 @@ impl<'p> Machine<'p> {
 
     // ---- calls ------------------------------------------------------------------------------
 
-    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, _call: u32) -> IrResult<FunctionRef> {
+    /// The function a call's callee node names or evaluates to; a callee that is no function
+    /// fails at the call node (`call`), named `what` (`call` or `named call`) as the reference
+    /// runtimes name it.
+    fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, call: u32, what: &str) -> IrResult<FunctionRef> {
         match self.node(cx, callee)? {
             CNode::Reference(Target::Decl { module, decl }) => {
                 if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
@@ -1197,7 +1200,7 @@ impl<'p> Machine<'p> {
         }
         match self.eval(cx, frame, callee)? {
             Value::Function(function) => Ok(function),
-            _ => self.fail(cx, callee, codes::CALL, "NX IR call callee did not evaluate to a function value."),
+            _ => self.fail(cx, call, codes::CALL, format!("NX IR {what} callee did not evaluate to a function value.")),
         }
     }
 
@@ -1223,7 +1226,7 @@ impl<'p> Machine<'p> {
     /// A call by position: its arguments evaluated in order, then the callee invoked.
     #[inline(never)]
     fn call(&mut self, cx: Cx, frame: &mut Frame, index: u32, callee: u32, args: &[Option<u32>]) -> IrResult<Value> {
-        let function = self.callee(cx, frame, callee, index)?;
+        let function = self.callee(cx, frame, callee, index, "call")?;
         with_places(args.len(), |values| {
             for (place, arg) in values.iter_mut().zip(args) {
                 if let Some(node) = arg {
