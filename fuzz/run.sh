@@ -2,8 +2,11 @@
 # Runs a fuzz target for a given time: fuzz/run.sh TARGET SECONDS, or fuzz/run.sh all SECONDS
 # (each target SECONDS in turn). TARGET: prepare_module, link_program, evaluate (cargo fuzz,
 # nightly, AddressSanitizer, debug assertions), stored_instance (cargo fuzz: damaged stored
-# component instances; its seeds are written by the target itself), or boundary (atheris,
-# fuzz/boundary.py).
+# component instances; its seeds are written by the target itself), boundary (atheris,
+# fuzz/boundary.py), or differential (nx-ir-core against the NX reference runtime, oracle/fuzz;
+# differential-5 and differential-6 run it from one schema's seeds only). The differential target
+# is built here with the flags cargo fuzz builds with, since its reference crates need
+# --ignore-rust-version, which cargo fuzz cannot pass.
 #
 # Seeds come from the conformance corpus (fuzz/seed.py) when a target's corpus is empty; the
 # kept crashing inputs (rust/nx-ir-core/tests/regressions/TARGET) are replayed first. A crash,
@@ -13,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|stored_instance|boundary|all} SECONDS" >&2
+    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|stored_instance|boundary|differential[-5|-6]|all} SECONDS" >&2
     exit 2
 }
 [[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || usage
@@ -40,12 +43,16 @@ seed() {
     mkdir -p "fuzz/corpus/$name"
 }
 
-cargo_target() {
-    local name=$1
+nightly() {
     if ! cargo +nightly --version >/dev/null 2>&1; then
         echo "== installing the nightly toolchain ==" >&2
         rustup toolchain install nightly --profile minimal
     fi
+}
+
+cargo_target() {
+    local name=$1
+    nightly
     if ! command -v cargo-fuzz >/dev/null; then
         echo "== installing cargo-fuzz ==" >&2
         cargo install --quiet --locked cargo-fuzz
@@ -59,6 +66,42 @@ cargo_target() {
     [[ $name == evaluate ]] && own=(-max_len=32768)
     echo "== $name for ${seconds}s ==" >&2
     (cd fuzz && cargo +nightly fuzz run "$name" "${dirs[@]/#/../}" -- "${common[@]}" "${own[@]}" "${extra[@]}")
+}
+
+# The differential target (oracle/fuzz): built as `cargo fuzz build` builds a target (release
+# with debug info, debug assertions, AddressSanitizer, libFuzzer's coverage instrumentation),
+# plus --ignore-rust-version; then run as `cargo fuzz run` runs one. Its seeds are the evaluate
+# target's inputs, schema 5 under fuzz/corpus/differential-5 and schema 6 (the corpus assembled
+# as schema 6, the schema 6 samples and a prelude user) under fuzz/corpus/differential-6.
+differential() {
+    local name=$1
+    nightly
+    if [[ -z "$(ls -A fuzz/corpus/differential-5 2>/dev/null)" ]]; then
+        python3 fuzz/seed.py fuzz/corpus >&2 || echo "no seeds: fuzzing $name from an empty corpus" >&2
+    fi
+    local dirs
+    case $name in
+        differential) dirs=(fuzz/corpus/differential fuzz/corpus/differential-5 fuzz/corpus/differential-6) ;;
+        *) dirs=("fuzz/corpus/$name") ;;
+    esac
+    [[ -d oracle/tests/regressions/differential ]] && dirs+=(oracle/tests/regressions/differential)
+    mkdir -p "${dirs[@]}" "fuzz/artifacts/$name"
+    local triple
+    triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
+    local flags=(
+        -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
+        -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table
+        -Cllvm-args=-sanitizer-coverage-trace-compares -Cllvm-args=-simplifycfg-branch-fold-threshold=0
+        --cfg fuzzing -Clink-dead-code -Zsanitizer=address -Cdebug-assertions -Ccodegen-units=1
+    )
+    [[ $triple == *-linux-* ]] && flags+=(-Cllvm-args=-sanitizer-coverage-stack-depth)
+    echo "== building the differential target ==" >&2
+    RUSTFLAGS="${flags[*]} ${RUSTFLAGS:-}" cargo +nightly build --manifest-path oracle/fuzz/Cargo.toml \
+        --target "$triple" --release --config profile.release.debug=true --ignore-rust-version --bin differential
+    echo "== $name for ${seconds}s ==" >&2
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0" \
+        "oracle/fuzz/target/$triple/release/differential" -artifact_prefix="fuzz/artifacts/$name/" \
+        "${dirs[@]}" "${common[@]}" -max_len=32768 "${extra[@]}"
 }
 
 boundary() {
@@ -77,12 +120,13 @@ run() {
     case $1 in
         prepare_module | link_program | evaluate | stored_instance) cargo_target "$1" ;;
         boundary) boundary ;;
+        differential | differential-5 | differential-6) differential "$1" ;;
         *) usage ;;
     esac
 }
 
 if [[ $target == all ]]; then
-    for name in prepare_module link_program evaluate stored_instance boundary; do
+    for name in prepare_module link_program evaluate stored_instance boundary differential; do
         run "$name"
     done
 else

@@ -13,7 +13,12 @@ Images are assembled from the corpus's explain texts (``tests/corpus.py``, with
   (``evaluate_case``); and a
   ``call_function`` call per function value a corpus result holds. Inputs over
   ``EVALUATE_MAX_LEN`` (the large-catalog program) are left out: they would slow the target
-  down tenfold, and prepare and link cover them.
+  down tenfold, and prepare and link cover them;
+* ``differential-5``: the ``evaluate`` seeds (schema 5 images) but those calling by position;
+* ``differential-6``: the same calls over the corpus assembled as schema 6, each schema 6 sample
+  called with arguments inside and outside its bounds, and a module that links the schema 6
+  prelude (the differential target, ``oracle/fuzz``, runs each against the reference runtime
+  of its schema).
 
 Usage: ``python3 fuzz/seed.py [OUT]`` (default ``fuzz/corpus``). Needs the installed package.
 """
@@ -114,15 +119,73 @@ def function_values(v: Any) -> Iterator[dict[str, Any]]:
             yield from function_values(x)
 
 
-def images(program: CorpusProgram, *, full: bool) -> dict[str, bytes]:
+def images(program: CorpusProgram, *, full: bool, schema: int = 5) -> dict[str, bytes]:
     def has_full(m: CorpusModule) -> bool:
         return full and m.full is not None and m.source is not None
 
-    return {i: image(program, m, full=has_full(m)) for i, m in program.modules.items()}
+    return {i: image(program, m, full=has_full(m), schema=schema) for i, m in program.modules.items()}
 
 
 def ordered(set_: dict[str, bytes], entry: str) -> bytes:
     return chunk(set_[entry]) + b"".join(chunk(b) for i, b in set_.items() if i != entry)
+
+
+# Calls of the schema 6 samples (rust/nx-ir-core/tests/schema6/): inside, on and outside their
+# bounds.
+POINT = {"$type": "Point", "x": 0.0, "y": 0.0}
+SAMPLE_CALLS: dict[str, list[tuple[str, list[Any]]]] = {
+    "booking": [
+        ("book", [3, 2, 250.0]),
+        ("book", [10, 1]),
+        ("book", [11, 2, 250.0]),
+        ("book", [0, 0, 0.0]),
+        ("stayKind", [2]),
+        ("stayKind", [5]),
+        ("stayKind", [-4]),
+        ("quote", [2, 120.0, [10, 99]]),
+        ("quote", [1, -1.0, [100]]),
+    ],
+    "geometry": [
+        ("distance", [POINT, {"$type": "Point", "x": 3.0, "y": 4.0}]),
+        ("angleDegrees", [POINT, {"$type": "Point", "x": 1.0, "y": 1.0}]),
+        ("blend", [0.0, 10.0, 0.25]),
+        ("blend", [0.0, 10.0, 2.0]),
+        ("snap", [7.3, 0.5]),
+        ("every", [0.5, 2.0]),
+        ("every", [2.0, -1.0]),
+    ],
+    "palette": [
+        ("swatch", ["#336699"]),
+        ("swatch", ["rebeccapurple"]),
+        ("swatch", ["not a colour"]),
+        ("every", ["#102030", "#ffffff", "hsl(120 50% 50%)"]),
+    ],
+    "settings": [("darkSettings", [16]), ("darkSettings", [-1])],
+}
+
+# A module that links the schema 6 prelude (tests/test_schema6_images.py has the same one).
+PRELUDE_USER = """\
+module prelude-user.nx fingerprint 7
+links @nx/prelude.nx version "1" fingerprint 3805895034114390176
+entrypoints functions [firstThree] components []
+
+function firstThree() =
+  <@nx/prelude.nx:Range end=3 endInclusive=false start=0 />
+"""
+
+
+def schema6_seeds() -> Iterator[tuple[str, bytes]]:
+    """(name, input) of the differential target's schema 6 seeds beyond the corpus."""
+    for sample in sorted((ROOT / "rust" / "nx-ir-core" / "tests" / "schema6").glob("*.nxir.txt")):
+        name = sample.name.split(".")[0]
+        data = ir.assemble(sample.read_text("utf-8"), schema=6)
+        functions = list(ir.prepare_module(data).functions)
+        for number, (function, args) in enumerate(SAMPLE_CALLS.get(name, [])):
+            index = functions.index(function)
+            yield f"{name}-{number}", b"\x00" + chunk(call(0, index, [("", a) for a in args])) + chunk(data)
+    user = ir.assemble(PRELUDE_USER, schema=6)
+    yield "prelude-user", b"\x00" + chunk(call(0, 0, [])) + chunk(user)
+    yield "prelude-user-with-prelude", b"\x00" + chunk(call(0, 0, [])) + chunk(user) + chunk(ir.builtin_prelude(schema=6).to_bytes())
 
 
 def seeds() -> Iterator[tuple[str, str, bytes]]:
@@ -136,6 +199,7 @@ def seeds() -> Iterator[tuple[str, str, bytes]]:
     for program in programs():
         stripped = images(program, full=False)
         full = images(program, full=True)
+        stripped6 = images(program, full=False, schema=6)
         for variant, set_ in (("stripped", stripped), ("full", full)):
             for identity, data in set_.items():
                 tag = f"{program.name}-{identity.replace('/', '_')}-{variant}"
@@ -153,13 +217,22 @@ def seeds() -> Iterator[tuple[str, str, bytes]]:
             args = [("", a) for a in entry.get("arguments", [])]
             index = functions.index(entry["function"])
             tag = f"{program.name}-{number}"
-            for variant, set_ in (("stripped", stripped), ("full", full)):
+            for variant, set_ in (("stripped", stripped), ("full", full), ("stripped-6", stripped6)):
                 images_ = ordered(set_, module)
-                yield "evaluate", f"{tag}-{variant}", b"\x00" + chunk(call(0, index, args)) + images_
+                data = b"\x00" + chunk(call(0, index, args)) + images_
+                if variant.endswith("-6"):
+                    yield "differential-6", f"{tag}-{variant}", data
+                    continue
+                yield "evaluate", f"{tag}-{variant}", data
+                yield "differential-5", f"{tag}-{variant}", data
             record = {"$type": "Function", "module": module, "name": entry["function"]}
             for suffix, flags in (("call", CALL_MODE | FUZZED_FUNCTION), ("position", CALL_MODE | FUZZED_FUNCTION | POSITIONAL)):
                 data = bytes([flags]) + chunk(call(flags, 0, args, record)) + ordered(stripped, module)
                 yield "evaluate", f"{tag}-{suffix}", data
+            flags = CALL_MODE | FUZZED_FUNCTION
+            data = bytes([flags]) + chunk(call(flags, 0, args, record))
+            yield "differential-5", f"{tag}-call", data + ordered(stripped, module)
+            yield "differential-6", f"{tag}-call-6", data + ordered(stripped6, module)
         seen = set()
         for key, result in results.items():
             module = key.split("::")[0]
@@ -172,13 +245,16 @@ def seeds() -> Iterator[tuple[str, str, bytes]]:
                 flags = CALL_MODE | FUZZED_FUNCTION | NO_INPUT_LIMIT
                 data = bytes([flags]) + chunk(call(flags, 0, [], function)) + ordered(stripped, module)
                 yield "evaluate", f"{program.name}-value-{len(seen)}", data
+                yield "differential-5", f"{program.name}-value-{len(seen)}", data
+    for name, data in schema6_seeds():
+        yield "differential-6", f"schema6-{name}", data
 
 
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "fuzz" / "corpus"
     counts: dict[str, int] = {}
     for target, name, data in seeds():
-        if target == "evaluate" and len(data) > EVALUATE_MAX_LEN:
+        if target in ("evaluate", "differential-5", "differential-6") and len(data) > EVALUATE_MAX_LEN:
             continue
         folder = out / target
         folder.mkdir(parents=True, exist_ok=True)

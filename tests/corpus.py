@@ -62,17 +62,18 @@ class CorpusProgram:
     modules: dict[str, CorpusModule] = field(default_factory=dict)
 
 
-def image(program: CorpusProgram, module: CorpusModule, *, full: bool = False) -> bytes:
+def image(program: CorpusProgram, module: CorpusModule, *, full: bool = False, schema: int = 5) -> bytes:
     """The module's image assembled from its text, knowing the program's other modules; with
-    `full`, from the full text and the module's source (a debug section)."""
+    `full`, from the full text and the module's source (a debug section). The corpus is NX
+    0.7's, and its counts the 0.7 runtime's: schema 5 unless `schema` says otherwise (it uses
+    nothing schema 6 added, so it assembles as schema 6 too)."""
     from nx_agent import ir
 
     links = [m.stripped_text for m in program.modules.values() if m is not module]
-    # The corpus is NX 0.7's, and its counts the 0.7 runtime's: schema 5.
     if full:
         assert module.full is not None and module.source is not None
-        return ir.assemble(module.full, source=module.source, version=module.version, links=links, schema=5)
-    return ir.assemble(module.stripped_text, version=module.version, links=links, schema=5)
+        return ir.assemble(module.full, source=module.source, version=module.version, links=links, schema=schema)
+    return ir.assemble(module.stripped_text, version=module.version, links=links, schema=schema)
 
 
 def identity_of(file_name: str) -> tuple[str, bool]:

@@ -152,13 +152,13 @@ fn sweep<R: Engine>(ours: &<Ours as Engine>::Program, theirs: &R::Program, call:
     };
 
     compare(CallLimits::default(), report);
-    let (a, b) = compare(CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE) }, report);
+    let (a, b) = compare(CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE), ..CallLimits::default() }, report);
     if let Some(size) = b.input_size.filter(|size| *size > 0) {
-        compare(CallLimits { max_operations: None, max_input_size: Some(size - 1) }, report);
+        compare(CallLimits { max_input_size: Some(size - 1), ..CallLimits::default() }, report);
     }
     let count = a.operations.unwrap_or(0).max(b.operations.unwrap_or(0));
     for budget in 0..=count {
-        compare(CallLimits { max_operations: Some(budget), max_input_size: None }, report);
+        compare(CallLimits { max_operations: Some(budget), ..CallLimits::default() }, report);
         report.budgets += 1;
     }
 }

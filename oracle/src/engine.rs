@@ -3,19 +3,63 @@
 //! parameterised by the release it checks against.
 //!
 //! Every engine is handed the same things: the image bytes, the same set of modules to link
-//! against, and each argument as the same JSON text, which each engine reads with its own JSON
-//! reader. Whatever it returns is converted to the [`outcome`](crate::outcome) form.
+//! against, and each argument either as the same JSON text, which each engine reads with its own
+//! JSON reader ([`Engine::evaluate`], the corpus' calls), or as the same host value, which each
+//! engine is given as its own host value type ([`Engine::call`], the differential fuzz target's
+//! calls). Whatever it returns is converted to the [`outcome`](crate::outcome) form.
 
 use crate::outcome::{Diag, Limit, Outcome, Span, Value};
-use std::collections::HashMap;
+use nx_ir_core::eval::{HostRecord, HostValue};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-/// The limits one call runs under; everything else is each engine's default (call depth 100,
-/// range length 1,000,000, 1 MiB of stack in both).
+/// The limits one call runs under; what is `None` is each engine's default (call depth 100,
+/// range length 1,000,000, 1 MiB of stack in both; no budget and no input limit).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CallLimits {
     pub max_operations: Option<u64>,
     pub max_input_size: Option<u64>,
+    pub max_call_depth: Option<u32>,
+    pub max_range_length: Option<u64>,
+}
+
+/// A call given as host values, the same for every engine (see [`host_args`] for the values
+/// both engines can be given alike).
+#[derive(Debug, Clone)]
+pub enum HostCall {
+    /// `evaluate_function`: a function entrypoint of the entry module by name, arguments by
+    /// position.
+    Entrypoint { name: String, args: Vec<HostValue> },
+    /// `call_function`: the function a `Function` record names, arguments by parameter name
+    /// (at most one per name).
+    Function { function: HostValue, args: Vec<(String, HostValue)> },
+}
+
+/// A host value as a reference runtime's host can give one: a record's fields have distinct
+/// names, none of them `$type` (the reference's record is a map from names to values beside its
+/// type name). A later field of a name replaces an earlier one, as a map insert does, and keeps
+/// its place; a field named `$type` is dropped. Everything else is kept as it is, floats to the
+/// bit, so that both engines are given the same value.
+pub fn host_value(value: &HostValue) -> HostValue {
+    match value {
+        HostValue::List(items) => HostValue::List(items.iter().map(host_value).collect()),
+        HostValue::Record(record) => HostValue::Record(HostRecord {
+            type_name: record.type_name.clone(),
+            fields: host_fields(&record.fields),
+        }),
+        other => other.clone(),
+    }
+}
+
+/// Named values as a map holds them: the last of each name, in the order of those last ones;
+/// `$type` left out.
+pub fn host_fields(fields: &[(String, HostValue)]) -> Vec<(String, HostValue)> {
+    fields
+        .iter()
+        .enumerate()
+        .filter(|(at, (name, _))| name != "$type" && !fields[at + 1..].iter().any(|(later, _)| later == name))
+        .map(|(_, (name, value))| (name.clone(), host_value(value)))
+        .collect()
 }
 
 /// What a prepared module says about itself: compared when both engines accept an image.
@@ -42,11 +86,21 @@ pub trait Engine {
 
     /// Links `entry` against `modules` (by identity); the built-in prelude answers for
     /// `@nx/prelude.nx` when `modules` has none.
-    fn link(entry: &Self::Module, modules: &[Self::Module]) -> Result<Self::Program, Vec<Diag>>;
+    fn link(entry: &Self::Module, modules: &[Self::Module]) -> Result<Self::Program, Vec<Diag>> {
+        Self::link_with(entry, modules, false)
+    }
+
+    /// [`link`](Engine::link), linking a module whose version differs from the one recorded when
+    /// `allow_version_mismatch` says so.
+    fn link_with(entry: &Self::Module, modules: &[Self::Module], allow_version_mismatch: bool)
+        -> Result<Self::Program, Vec<Diag>>;
 
     /// Evaluates the function entrypoint `function` of the program's entry module with
     /// positional arguments given as JSON texts.
     fn evaluate(program: &Self::Program, function: &str, args: &[&str], limits: CallLimits) -> Outcome;
+
+    /// Makes a call given as host values ([`host_value`] form).
+    fn call(program: &Self::Program, call: &HostCall, limits: CallLimits) -> Outcome;
 
     /// A component instance the engine hands out.
     type Instance: Clone;
@@ -101,33 +155,27 @@ impl Engine for Ours {
         }
     }
 
-    fn link(entry: &Self::Module, modules: &[Self::Module]) -> Result<Self::Program, Vec<Diag>> {
+    fn link_with(entry: &Self::Module, modules: &[Self::Module], allow_version_mismatch: bool)
+        -> Result<Self::Program, Vec<Diag>> {
         use nx_ir_core::link::{LinkOptions, Program};
         let by_identity: HashMap<&str, &Self::Module> = modules.iter().map(|m| (m.identity(), m)).collect();
         let mut resolve = |identity: &str| Ok(by_identity.get(identity).map(|m| Arc::clone(m)));
-        let program = Program::link(Arc::clone(entry), &mut resolve, LinkOptions::default()).map_err(ours::diags)?;
+        let options = LinkOptions { allow_version_mismatch };
+        let program = Program::link(Arc::clone(entry), &mut resolve, options).map_err(ours::diags)?;
         nx_ir_core::eval::CompiledProgram::compile(&program).map_err(ours::diags)
     }
 
     fn evaluate(program: &Self::Program, function: &str, args: &[&str], limits: CallLimits) -> Outcome {
-        use nx_ir_core::eval::{evaluate_function_with, json::from_json, HostValueBuilder, Limits, Usage};
+        use nx_ir_core::eval::{evaluate_function_with, json::from_json, HostValueBuilder, Usage};
         let args: Vec<_> = args
             .iter()
             .map(|text| from_json(text).unwrap_or_else(|e| panic!("nx-ir-core cannot read the argument {text}: {e}")))
             .collect();
         let args: Vec<Option<&_>> = args.iter().map(Some).collect();
-        let limits = Limits {
-            max_operations: limits.max_operations,
-            max_input_size: limits.max_input_size,
-            ..Limits::default()
-        };
+        let limits = ours::limits(limits);
         let mut usage = Usage::default();
         let result = evaluate_function_with(program, function, &args, &limits, &mut HostValueBuilder, &mut usage);
-        Outcome {
-            result: result.map(|value| ours::value(&value)).map_err(ours::diags),
-            operations: usage.operations,
-            input_size: usage.input_size,
-        }
+        ours::outcome(result, usage)
     }
 
     type Instance = nx_ir_core::eval::component::ComponentInstance;
@@ -225,11 +273,53 @@ impl Engine for Ours {
             construct_component_descriptor_with(program, component, &ours::pairs(&props), &refs, &ours::limits(limits), sink, usage, Default::default())
         })
     }
+
+    fn call(program: &Self::Program, call: &HostCall, limits: CallLimits) -> Outcome {
+        use nx_ir_core::eval::{call_function_with, evaluate_function_with, CallArguments, HostValueBuilder, Usage};
+        let limits = ours::limits(limits);
+        let mut usage = Usage::default();
+        let result = match call {
+            HostCall::Entrypoint { name, args } => {
+                let args: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
+                evaluate_function_with(program, name, &args, &limits, &mut HostValueBuilder, &mut usage)
+            }
+            HostCall::Function { function, args } => {
+                let pairs: Vec<(&str, &HostValue)> = args.iter().map(|(name, value)| (name.as_str(), value)).collect();
+                let args = CallArguments::Named(&pairs);
+                call_function_with(program, &function, args, &limits, &mut HostValueBuilder, &mut usage)
+            }
+        };
+        ours::outcome(result, usage)
+    }
+}
+
+/// nx-ir-core's host value in the [`outcome`](crate::outcome) form.
+pub fn value_of_host(host: &HostValue) -> Value {
+    ours::value(host)
 }
 
 mod ours {
     use super::*;
-    use nx_ir_core::eval::HostValue;
+    use nx_ir_core::eval::{Limits, Usage};
+
+    pub fn limits(limits: CallLimits) -> Limits {
+        let defaults = Limits::default();
+        Limits {
+            max_operations: limits.max_operations,
+            max_input_size: limits.max_input_size,
+            max_call_depth: limits.max_call_depth.unwrap_or(defaults.max_call_depth),
+            max_range_length: limits.max_range_length.unwrap_or(defaults.max_range_length),
+            ..defaults
+        }
+    }
+
+    pub fn outcome(result: nx_ir_core::IrResult<HostValue>, usage: Usage) -> Outcome {
+        Outcome {
+            result: result.map(|v| value(&v)).map_err(diags),
+            operations: usage.operations,
+            input_size: usage.input_size,
+        }
+    }
 
     pub fn diags(error: nx_ir_core::IrError) -> Vec<Diag> {
         error
@@ -266,14 +356,6 @@ mod ours {
 
     pub fn pairs(map: &[(String, HostValue)]) -> Vec<(&str, &HostValue)> {
         map.iter().map(|(k, v)| (k.as_str(), v)).collect()
-    }
-
-    pub fn limits(limits: CallLimits) -> nx_ir_core::eval::Limits {
-        nx_ir_core::eval::Limits {
-            max_operations: limits.max_operations,
-            max_input_size: limits.max_input_size,
-            ..nx_ir_core::eval::Limits::default()
-        }
     }
 
     /// A call into the host value builder, as an outcome.
@@ -319,7 +401,7 @@ macro_rules! reference_engine {
                         argument: d.argument,
                         limit: d.limit.map(|l| Limit { name: l.name.to_string(), value: l.value }),
                         source: d.source.map(|s| Span { identity: s.identity, start: s.start, end: s.end }),
-                        message: d.message,
+                        message: d.message.to_string(),
                     })
                     .collect()
             }
@@ -341,18 +423,14 @@ macro_rules! reference_engine {
                 }
             }
 
-            fn options(limits: CallLimits) -> ($runtime::RuntimeOptions, Arc<$runtime::Usage>) {
+            /// Options for `limits`, and the usage record they report into.
+            fn options_and_usage(limits: CallLimits) -> ($runtime::RuntimeOptions, Arc<$runtime::Usage>) {
                 let usage = Arc::new($runtime::Usage::new());
-                let options = $runtime::RuntimeOptions {
-                    max_operations: limits.max_operations,
-                    max_input_size: limits.max_input_size,
-                    usage: Some(Arc::clone(&usage)),
-                    ..$runtime::RuntimeOptions::default()
-                };
-                (options, usage)
+                (Self::options(limits, &usage), usage)
             }
 
-            fn outcome(result: Result<Value, &$runtime::NxIrRuntimeError>, usage: &$runtime::Usage) -> Outcome {
+            /// An outcome from a value already in the compared form.
+            fn outcome_of(result: Result<Value, &$runtime::NxIrRuntimeError>, usage: &$runtime::Usage) -> Outcome {
                 Outcome { result: result.map_err(|e| Self::diags(e.clone())), operations: usage.operations(), input_size: usage.input_size() }
             }
 
@@ -378,6 +456,47 @@ macro_rules! reference_engine {
                     },
                 }
             }
+
+            /// A host value ([`host_value`] form) as this release's host value.
+            fn host(value: &HostValue) -> $value::NxValue {
+                use $value::NxValue;
+                match value {
+                    HostValue::Null => NxValue::Null,
+                    HostValue::Bool(b) => NxValue::Bool(*b),
+                    HostValue::Int(i) => NxValue::Int(*i),
+                    HostValue::Float(x) => NxValue::Float(*x),
+                    HostValue::Str(s) => NxValue::String(s.clone()),
+                    HostValue::List(items) => NxValue::Array(items.iter().map(Self::host).collect()),
+                    HostValue::Record(record) => NxValue::Record {
+                        type_name: record.type_name.clone(),
+                        properties: Self::host_map(&record.fields),
+                    },
+                }
+            }
+
+            fn host_map(fields: &[(String, HostValue)]) -> BTreeMap<String, $value::NxValue> {
+                fields.iter().map(|(name, value)| (name.clone(), Self::host(value))).collect()
+            }
+
+            fn options(limits: CallLimits, usage: &Arc<$runtime::Usage>) -> $runtime::RuntimeOptions {
+                let defaults = $runtime::RuntimeOptions::default();
+                $runtime::RuntimeOptions {
+                    max_operations: limits.max_operations,
+                    max_input_size: limits.max_input_size,
+                    max_call_depth: limits.max_call_depth.unwrap_or(defaults.max_call_depth),
+                    max_range_length: limits.max_range_length.unwrap_or(defaults.max_range_length),
+                    usage: Some(Arc::clone(usage)),
+                    ..defaults
+                }
+            }
+
+            fn outcome(result: $runtime::Result<$value::NxValue>, usage: &$runtime::Usage) -> Outcome {
+                Outcome {
+                    result: result.map(|value| Self::value(&value)).map_err(Self::diags),
+                    operations: usage.operations(),
+                    input_size: usage.input_size(),
+                }
+            }
         }
 
         impl Engine for $engine {
@@ -399,12 +518,13 @@ macro_rules! reference_engine {
                 }
             }
 
-            fn link(entry: &Self::Module, modules: &[Self::Module]) -> Result<Self::Program, Vec<Diag>> {
+            fn link_with(entry: &Self::Module, modules: &[Self::Module], allow_version_mismatch: bool)
+                -> Result<Self::Program, Vec<Diag>> {
                 let by_identity: HashMap<&str, &Self::Module> = modules.iter().map(|m| (m.identity(), m)).collect();
                 $runtime::Program::link(
                     entry,
                     |identity| by_identity.get(identity).map(|m| (*m).clone()),
-                    &$runtime::LinkOptions::default(),
+                    &$runtime::LinkOptions { allow_version_mismatch },
                 )
                 .map_err(Self::diags)
             }
@@ -418,25 +538,30 @@ macro_rules! reference_engine {
                     })
                     .collect();
                 let usage = Arc::new($runtime::Usage::new());
-                let options = $runtime::RuntimeOptions {
-                    max_operations: limits.max_operations,
-                    max_input_size: limits.max_input_size,
-                    usage: Some(Arc::clone(&usage)),
-                    ..$runtime::RuntimeOptions::default()
+                let options = Self::options(limits, &usage);
+                Self::outcome(program.evaluate_function(function, &args, &options), &usage)
+            }
+
+            fn call(program: &Self::Program, call: &HostCall, limits: CallLimits) -> Outcome {
+                let usage = Arc::new($runtime::Usage::new());
+                let options = Self::options(limits, &usage);
+                let result = match call {
+                    HostCall::Entrypoint { name, args } => {
+                        let args: Vec<$value::NxValue> = args.iter().map(Self::host).collect();
+                        program.evaluate_function(name, &args, &options)
+                    }
+                    HostCall::Function { function, args } => {
+                        program.call_function(&Self::host(function), &Self::host_map(args), &options)
+                    }
                 };
-                let result = program.evaluate_function(function, &args, &options);
-                Outcome {
-                    result: result.as_ref().map(Self::value).map_err(|e| Self::diags(e.clone())),
-                    operations: usage.operations(),
-                    input_size: usage.input_size(),
-                }
+                Self::outcome(result, &usage)
             }
 
             type Instance = $runtime::ComponentInstance;
 
             fn initialize(program: &Self::Program, component: &str, props: &str, limits: CallLimits) -> (Outcome, Option<Self::Instance>) {
                 let props = Self::map(props);
-                let (options, usage) = Self::options(limits);
+                let (options, usage) = Self::options_and_usage(limits);
                 let result = program.initialize_component(component, &props, &$runtime::ComponentInit::default(), &options);
                 match result {
                     Ok(init) => (
@@ -453,7 +578,7 @@ macro_rules! reference_engine {
 
             fn dispatch(program: &Self::Program, instance: &Self::Instance, batch: &[&str], limits: CallLimits) -> (Outcome, Option<Self::Instance>) {
                 let entries: Vec<$value::NxValue> = batch.iter().map(|text| Self::json(text)).collect();
-                let (options, usage) = Self::options(limits);
+                let (options, usage) = Self::options_and_usage(limits);
                 match program.dispatch_component_actions(instance, &entries, &options) {
                     Ok(next) => (
                         Outcome {
@@ -479,31 +604,31 @@ macro_rules! reference_engine {
 
             fn evaluate_component(program: &Self::Program, component: &str, props: &str, state: &str, limits: CallLimits) -> Outcome {
                 let (props, state) = (Self::map(props), Self::map(state));
-                let (options, usage) = Self::options(limits);
+                let (options, usage) = Self::options_and_usage(limits);
                 let result = program.evaluate_component(component, &props, &state, &options);
-                Self::outcome(result.as_ref().map(Self::value), &usage)
+                Self::outcome_of(result.as_ref().map(Self::value), &usage)
             }
 
             fn normalize_state(program: &Self::Program, component: &str, state: &str, limits: CallLimits) -> Outcome {
                 let state = Self::map(state);
-                let (options, usage) = Self::options(limits);
+                let (options, usage) = Self::options_and_usage(limits);
                 let result = program.normalize_component_state(component, &state, &options);
-                Self::outcome(result.as_ref().map(Self::state), &usage)
+                Self::outcome_of(result.as_ref().map(Self::state), &usage)
             }
 
             fn apply_patch(program: &Self::Program, component: &str, current: &str, patch: &str, limits: CallLimits) -> Outcome {
                 let (current, patch) = (Self::map(current), Self::json(patch));
-                let (options, usage) = Self::options(limits);
+                let (options, usage) = Self::options_and_usage(limits);
                 let result = program.apply_component_state_patch(component, &current, &patch, &options);
-                Self::outcome(result.as_ref().map(Self::state), &usage)
+                Self::outcome_of(result.as_ref().map(Self::state), &usage)
             }
 
             fn descriptor(program: &Self::Program, component: &str, props: &str, content: &[&str], limits: CallLimits) -> Outcome {
                 let props = Self::map(props);
                 let content: Vec<$value::NxValue> = content.iter().map(|text| Self::json(text)).collect();
-                let (options, usage) = Self::options(limits);
+                let (options, usage) = Self::options_and_usage(limits);
                 let result = program.construct_component_descriptor(component, &props, &content, &options);
-                Self::outcome(result.as_ref().map(Self::value), &usage)
+                Self::outcome_of(result.as_ref().map(Self::value), &usage)
             }
         }
     };

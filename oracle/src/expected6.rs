@@ -94,12 +94,12 @@ pub fn render() -> String {
             let args: Vec<&str> = call.arguments.iter().map(String::as_str).collect();
             let run = |limits| Reference6::evaluate(&linked, &call.function, &args, limits);
             let unlimited = run(CallLimits::default());
-            let ample = run(CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE) });
+            let ample = run(CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE), ..CallLimits::default() });
             let count = ample.operations.unwrap_or(0);
             let mut budgets = Vec::new();
             for budget in [count.checked_sub(1), Some(count / 2)].into_iter().flatten() {
                 if budget < count && !budgets.iter().any(|b: &(u64, Json)| b.0 == budget) {
-                    let limited = run(CallLimits { max_operations: Some(budget), max_input_size: None });
+                    let limited = run(CallLimits { max_operations: Some(budget), max_input_size: None, ..CallLimits::default() });
                     let mut entry = outcome(&limited);
                     entry["budget"] = json!(budget);
                     entry["operations"] = json!(limited.operations);
@@ -149,7 +149,7 @@ fn lifecycle_entry(program: &crate::corpus::Program, lifecycle: &crate::corpus::
     let modules: Vec<_> = program.images.iter().map(|image| Reference6::prepare(&image.bytes).expect("the reference prepares it")).collect();
     let at = program.images.iter().position(|i| i.identity == lifecycle.module).expect("the lifecycle's module");
     let linked = Reference6::link(&modules[at], &modules).expect("the reference links it");
-    let ample = CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE) };
+    let ample = CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE), ..CallLimits::default() };
     let short = |operations: Option<u64>| operations.and_then(|count| count.checked_sub(1));
     let mut calls = Vec::new();
     let record = |outcome: &Outcome, below: Option<(u64, Outcome)>| {
@@ -166,7 +166,7 @@ fn lifecycle_entry(program: &crate::corpus::Program, lifecycle: &crate::corpus::
     };
     let (first, instance) = Reference6::initialize(&linked, &lifecycle.component, &lifecycle.props, ample);
     let below = short(first.operations).map(|budget| {
-        let limits = CallLimits { max_operations: Some(budget), max_input_size: None };
+        let limits = CallLimits { max_operations: Some(budget), max_input_size: None, ..CallLimits::default() };
         (budget, Reference6::initialize(&linked, &lifecycle.component, &lifecycle.props, limits).0)
     });
     calls.push(record(&first, below));
@@ -176,7 +176,7 @@ fn lifecycle_entry(program: &crate::corpus::Program, lifecycle: &crate::corpus::
         let entries: Vec<&str> = batch.iter().map(String::as_str).collect();
         let (outcome, next) = Reference6::dispatch(&linked, &current, &entries, ample);
         let below = short(outcome.operations).filter(|_| outcome.result.is_ok()).map(|budget| {
-            let limits = CallLimits { max_operations: Some(budget), max_input_size: None };
+            let limits = CallLimits { max_operations: Some(budget), max_input_size: None, ..CallLimits::default() };
             (budget, Reference6::dispatch(&linked, &current, &entries, limits).0)
         });
         calls.push(record(&outcome, below));

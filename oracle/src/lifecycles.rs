@@ -114,7 +114,7 @@ fn compare(name: &str, what: &str, a: &Outcome, b: &Outcome, report: &mut Report
 }
 
 fn drive<R: Engine>(ours: &<Ours as Engine>::Program, theirs: &R::Program, lifecycle: &Lifecycle, name: &str, report: &mut Report) {
-    let ample = CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE) };
+    let ample = CallLimits { max_operations: Some(AMPLE), max_input_size: Some(AMPLE), ..CallLimits::default() };
     let label = |call: usize| if call == 0 { "initialize".to_string() } else { format!("batch {call}") };
     for (limits, what, restore) in [(CallLimits::default(), "unlimited", false), (ample, "ample", false), (ample, "stored and restored", true)] {
         match run::<R>(ours, theirs, lifecycle, limits, restore) {
@@ -132,8 +132,8 @@ fn drive<R: Engine>(ours: &<Ours as Engine>::Program, theirs: &R::Program, lifec
     for (call, (a, b)) in full.outcomes.iter().enumerate() {
         let count = a.operations.unwrap_or(0).max(b.operations.unwrap_or(0));
         let size = b.input_size.unwrap_or(0);
-        let mut limited = vec![CallLimits { max_operations: None, max_input_size: Some(size.saturating_sub(1)) }];
-        limited.extend((0..=count).map(|budget| CallLimits { max_operations: Some(budget), max_input_size: None }));
+        let mut limited = vec![CallLimits { max_operations: None, max_input_size: Some(size.saturating_sub(1)), ..CallLimits::default() }];
+        limited.extend((0..=count).map(|budget| CallLimits { max_operations: Some(budget), max_input_size: None, ..CallLimits::default() }));
         for limits in limited {
             let (a, b) = if call == 0 {
                 (
@@ -188,7 +188,7 @@ fn drive<R: Engine>(ours: &<Ours as Engine>::Program, theirs: &R::Program, lifec
         report.calls += 1;
         let count = a.operations.unwrap_or(0).max(b.operations.unwrap_or(0));
         for budget in 0..=count {
-            let limits = CallLimits { max_operations: Some(budget), max_input_size: None };
+            let limits = CallLimits { max_operations: Some(budget), max_input_size: None, ..CallLimits::default() };
             let (a, b) = call(limits);
             compare(name, &format!("{what} budget {budget}"), &a, &b, report);
             report.budgets += 1;

@@ -143,6 +143,20 @@ impl fmt::Display for Diag {
     }
 }
 
+/// The messages of an outcome's diagnostics, one `code: message` per line (nothing for a value).
+pub struct Messages<'a>(pub &'a Outcome);
+
+impl fmt::Display for Messages<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Err(diags) = &self.0.result {
+            for diag in diags {
+                writeln!(f, "    {}: {}", diag.code, diag.message)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Diagnostics as one line: `code …; code …`.
 pub struct Diags<'a>(pub &'a [Diag]);
 

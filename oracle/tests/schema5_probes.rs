@@ -94,6 +94,7 @@ fn probes() -> Program {
             call("callNumber", "notAFunction", &["5"]),
         ],
         images: vec![Image { identity: "probe.nx".to_string(), file: "probes".to_string(), stripped: true, bytes }],
+        lifecycles: Vec::new(),
     }
 }
 

@@ -36,7 +36,7 @@ fn entry(generation: usize, token: usize, action: &str) -> String {
 
 /// The whole run in engine `E`: the operations of each call.
 fn run<E: Engine>(program: &E::Program, entries: &[String]) -> Vec<Option<u64>> {
-    let limits = CallLimits { max_operations: Some(BUDGET), max_input_size: None };
+    let limits = CallLimits { max_operations: Some(BUDGET), max_input_size: None, ..CallLimits::default() };
     let (outcome, instance) = E::initialize(program, "Flow", "{}", limits);
     let mut operations = vec![outcome.operations];
     let mut instance = instance.expect("initializes");
@@ -68,7 +68,7 @@ fn main() {
     let entries: Vec<String> = script().iter().enumerate().map(|(at, (token, action))| entry(at + 1, *token, action)).collect();
 
     // The same run in both engines, compared call by call in full.
-    let limits = CallLimits { max_operations: Some(BUDGET), max_input_size: None };
+    let limits = CallLimits { max_operations: Some(BUDGET), max_input_size: None, ..CallLimits::default() };
     let (a, mut ia) = Ours::initialize(&ours, "Flow", "{}", limits);
     let (b, mut ib) = Reference6::initialize(&theirs, "Flow", "{}", limits);
     assert_eq!(a, b, "initialize");

@@ -192,6 +192,15 @@ impl<'p> Machine<'p> {
         Err(self.error(cx, Some(node), code, message))
     }
 
+    /// A literal the image holds but no value can represent (a bigint outside 64 bits) fails
+    /// where its node is read, as the reference runtimes fail a node they cannot decode: where a
+    /// call reads its callee's node or an arm its pattern's, before the node is charged; and
+    /// naming the declaration but no source span.
+    #[cold]
+    fn bad_literal<T>(&self, cx: Cx, message: &str) -> IrResult<T> {
+        Err(self.error(cx, None, codes::MALFORMED, message))
+    }
+
     fn limit_fail(&self, cx: Cx, node: Option<u32>, name: &'static str, value: u64, message: String) -> IrError {
         let mut error = limit_error(name, value, message);
         let located = self.error(cx, node, codes::RESOURCE_LIMIT, "");
@@ -447,7 +456,7 @@ impl<'p> Machine<'p> {
             CNode::Int(i) => Ok(Value::Int(*i)),
             CNode::Float(f) => Ok(Value::Float(*f)),
             CNode::Str(s) => Ok(Value::Str(s.clone())),
-            CNode::BadLiteral(message) => self.fail(cx, index, codes::MALFORMED, message.to_string()),
+            CNode::BadLiteral(message) => self.bad_literal(cx, message),
             CNode::Slot { slot, name } => match frame.get(*slot as usize) {
                 Some(Some(value)) => Ok(value.clone()),
                 _ => self.fail(cx, index, codes::SLOT, format!("Local slot '{name}' was not bound.")),
@@ -1248,6 +1257,10 @@ impl<'p> Machine<'p> {
 
     /// A pattern's value (`pattern` is node `node`).
     fn pattern(&mut self, cx: Cx, frame: &mut Frame, node: u32, pattern: &CNode) -> IrResult<Value> {
+        // A pattern's node is read before it is charged.
+        if let CNode::BadLiteral(message) = pattern {
+            return self.bad_literal(cx, message);
+        }
         if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = pattern {
             let prog = self.prog;
             if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
@@ -1276,14 +1289,20 @@ impl<'p> Machine<'p> {
 
     // ---- calls ------------------------------------------------------------------------------
 
-    /// The function a call (`what`: "call" or "named call", node `call`) calls: a function
-    /// reference resolved in place, or the callee's value; anything else fails at the call.
+    /// The function a call's callee node names or evaluates to; a callee that is no function
+    /// fails at the call node (`call`), named `what` (`call` or `named call`) as the reference
+    /// runtimes name it.
     fn callee(&mut self, cx: Cx, frame: &mut Frame, callee: u32, call: u32, what: &str) -> IrResult<FunctionRef> {
-        if let CNode::Reference(Target::Decl { module, decl }) = self.node(cx, callee)? {
-            if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
-                self.charge_node(cx, callee)?;
-                return Ok(FunctionRef { module: *module, decl: *decl });
+        match self.node(cx, callee)? {
+            CNode::Reference(Target::Decl { module, decl }) => {
+                if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
+                    self.charge_node(cx, callee)?;
+                    return Ok(FunctionRef { module: *module, decl: *decl });
+                }
             }
+            // The callee's node is read before it is charged.
+            CNode::BadLiteral(message) => return self.bad_literal(cx, message),
+            _ => {}
         }
         match self.eval(cx, frame, callee)? {
             Value::Function(function) => Ok(function),

@@ -800,11 +800,25 @@ fn mutate_model(rng: &mut Rng, model: &mut Module) {
     }
 }
 
+/// Gives every node and declaration a span of its own over a blank source (node `i` covers
+/// byte `i`, the declarations the bytes after the nodes'), so that which node a diagnostic names
+/// shows in its span: assembled images carry no node spans.
+fn spread_spans(model: &mut Module) {
+    let nodes = model.nodes.len() as u32;
+    let declarations = model.declarations.len() as u32;
+    model.debug = Some(crate::model::Debug {
+        node_spans: (0..nodes).map(|i| Some((i, i + 1))).collect(),
+        declaration_spans: (0..declarations).map(|i| Some((nodes + i, nodes + i + 1))).collect(),
+        source: " ".repeat((nodes + declarations) as usize),
+    });
+}
+
 /// The evaluate target's structured mutation: one image of the input decoded, one to three
 /// changes made to its model (a node operand pointed at another node, a node copied or added, an
 /// argument, item or property dropped or repeated, an operator, slot or constant changed, a
-/// declaration's body, result, parameter type, default or flags changed) and encoded again, so
-/// that mutated images mostly still prepare and reach the evaluator. `None` when no image of the
+/// declaration's body, result, parameter type, default or flags changed), one time in eight a
+/// span for every node and declaration, and encoded again, so that mutated images mostly still
+/// prepare and reach the evaluator. `None` when no image of the
 /// input prepares.
 pub fn mutate_evaluate_case(data: &[u8], seed: u64) -> Option<Vec<u8>> {
     let mut rng = Rng(seed | 1);
@@ -819,6 +833,9 @@ pub fn mutate_evaluate_case(data: &[u8], seed: u64) -> Option<Vec<u8>> {
     let mut model = PreparedModule::from_slice(parts[chosen]).ok()?.to_model();
     for _ in 0..=rng.below(3) {
         mutate_model(&mut rng, &mut model);
+    }
+    if rng.below(8) == 0 {
+        spread_spans(&mut model);
     }
     let image = crate::writer::encode(&model);
     let mut parts: Vec<&[u8]> = parts;
