@@ -70,6 +70,6 @@ def test_run_prints_the_value_and_usage_for_people(capsys: pytest.CaptureFixture
     [stay] = [r for r in RUNS["runs"] if r["function"] == "stay"]
     code, out, err = run_cli(capsys, "run", IMAGE, "--function", "stay", "--args", json.dumps(stay["arguments"]))
     assert (code, err) == (0, "")
-    value, _, usage = out.rpartition("usage: ")
+    value, _, usage = out.rpartition("used ")
     assert json.loads(value) == stay["value"]
     assert usage == f"{stay['operations']} operations, input size {stay['inputSize']}\n"

@@ -41,7 +41,7 @@ httpx2 = pytest.importorskip("httpx2")
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-CALL_LOG = re.compile(r"call (test-(\d+):\d+:\S+) of find_plans: ok")
+CALL_LOG = re.compile(r"call \"(test-(\d+):\d+:[^\"]+)\" of \"find_plans\": ok")
 
 
 @contextmanager

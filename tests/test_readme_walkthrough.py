@@ -172,7 +172,8 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
     assert "Plans for 5: " in printed and '"name": "Team"' in printed.replace("'", '"')
     assert cwd == tmp_path, "the walkthrough ends where it began (cd .. after the example folder)"
     assert sorted(p.name for p in (tmp_path / "example").iterdir() if not p.name.startswith("snippet")) == sorted(
-        ["main.nx.nxir", "agent.nx.nxir", "main.nx.descriptions.json", "support.json", "main.nx.nxir.txt", "agent.nx.nxir.txt"]
+        ["main.nx.nxir", "agent.nx.nxir", "main.nx.descriptions.json", "support.json", "main.nx.nxir.txt", "agent.nx.nxir.txt",
+         "agent.bundle.json"]
     )
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import select
 import socket
 import sys
 from collections.abc import Callable
@@ -59,8 +60,9 @@ def _app() -> tuple[Any, Any]:
     return http_app(tools, config.http, token, stateless=True), config.http
 
 
-def _worker(fd: int) -> None:
-    """A worker's life: serve on the inherited listening socket ``fd`` until terminated."""
+def _worker(fd: int, ready: int) -> None:
+    """A worker's life: serve on the inherited listening socket ``fd`` until terminated, writing
+    one byte to the pipe ``ready`` once it accepts connections."""
     import asyncio
 
     import uvicorn
@@ -76,7 +78,17 @@ def _worker(fd: int) -> None:
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", lifespan="on", log_config=None, http=guarded_protocol(settings))
     )
-    asyncio.run(server.serve(sockets=[listener]))
+
+    async def serve() -> None:
+        serving = asyncio.ensure_future(server.serve(sockets=[listener]))
+        while not server.started and not serving.done():
+            await asyncio.sleep(0.01)
+        if server.started:
+            os.write(ready, b"1")
+        os.close(ready)
+        await serving
+
+    asyncio.run(serve())
 
 
 def serve_http_workers(
@@ -92,9 +104,10 @@ def serve_http_workers(
 ) -> None:
     """Serve statelessly at ``http://127.0.0.1:<port>/mcp`` from ``workers`` processes until
     interrupted or terminated. ``port=0`` takes a free port; ``on_ready(url)`` is called once it is
-    bound (each worker accepts connections once it has loaded the agent). Each worker asks for
+    bound and every worker accepts connections. Each worker asks for
     the bearer token of the host configuration (or ``NX_AGENT_SERVE_TOKEN``) as ``serve --http``
-    does, unless ``no_auth``."""
+    does, unless ``no_auth``. Raises ``RuntimeError`` when a worker ends before it is ready, and
+    ``KeyboardInterrupt`` once the workers are stopped after SIGINT."""
     import signal
     import subprocess
     import time
@@ -111,10 +124,12 @@ def serve_http_workers(
          "no_auth": no_auth}
     )
     fd = listener.fileno()
-    command = [sys.executable, "-m", "nx_agent.mcp.workers", str(fd)]
+    # Each worker writes a byte here once it accepts connections; on_ready waits for all of them.
+    ready_read, ready_write = os.pipe()
+    command = [sys.executable, "-m", "nx_agent.mcp.workers", str(fd), str(ready_write)]
 
     def start() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(command, pass_fds=[fd], env=environment, stdin=subprocess.DEVNULL)
+        return subprocess.Popen(command, pass_fds=[fd, ready_write], env=environment, stdin=subprocess.DEVNULL)
 
     stopping: list[int] = []
 
@@ -123,9 +138,15 @@ def serve_http_workers(
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     processes = [start() for _ in range(workers)]
-    if on_ready is not None:
-        on_ready(f"http://{LOOPBACK}:{bound}{MCP_PATH}")
     try:
+        started = 0
+        while started < workers and not stopping:
+            if select.select([ready_read], [], [], 0.2)[0]:
+                started += len(os.read(ready_read, workers))
+            elif any(process.poll() is not None for process in processes):
+                raise RuntimeError("a worker ended before it accepted connections (its log says why)")
+        if on_ready is not None and not stopping:
+            on_ready(f"http://{LOOPBACK}:{bound}{MCP_PATH}")
         while not stopping:
             for index, process in enumerate(processes):
                 if process.poll() is not None:
@@ -143,9 +164,14 @@ def serve_http_workers(
             except subprocess.TimeoutExpired:
                 process.kill()
         listener.close()
+        os.close(ready_read)
+        os.close(ready_write)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if signal.SIGINT in stopping:
+        # As one process stops at Ctrl-C (the command line's exit 130).
+        raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
-    _worker(int(sys.argv[1]))
+    _worker(int(sys.argv[1]), int(sys.argv[2]))
