@@ -233,6 +233,9 @@ pub(crate) struct Profiler {
     children: HashMap<(u32, u32, u32), u32>,
     /// The function paths entered and not yet left (path 0 at the bottom).
     stack: Vec<u32>,
+    /// The last path the host called, which what follows the call (checking and writing its
+    /// result) belongs to.
+    last_called: u32,
     kinds: [(u64, u64); KINDS.len()],
     total: u64,
     ran_out: Option<(u32, usize, u64)>,
@@ -246,6 +249,7 @@ impl Profiler {
             frames: vec![host],
             children: HashMap::new(),
             stack: vec![0],
+            last_called: 0,
             kinds: [(0, 0); KINDS.len()],
             total: 0,
             ran_out: None,
@@ -260,10 +264,18 @@ impl Profiler {
         })
     }
 
+    /// The innermost path entered (between host calls, the last one the host called).
+    fn top(&self) -> u32 {
+        match self.stack.as_slice() {
+            [_] => self.last_called,
+            stack => *stack.last().unwrap_or(&0),
+        }
+    }
+
     /// The path a charge at `cx` belongs to: the function path it runs in, or, for a charge in
     /// another declaration (a record's fields, a value's initializer), that declaration below it.
     fn frame_at(&mut self, cx: Cx) -> u32 {
-        let top = *self.stack.last().unwrap_or(&0);
+        let top = self.top();
         let frame = &self.frames[top as usize];
         if frame.module == cx.module && frame.decl == cx.decl {
             top
@@ -306,8 +318,7 @@ impl Profiler {
         if matches!(declaration.kind, CDeclKind::Function { .. }) {
             return;
         }
-        let top = *self.stack.last().unwrap_or(&0);
-        let frame = self.child(top, *module, *decl);
+        let frame = self.child(self.top(), *module, *decl);
         self.frames[frame as usize].calls += 1;
     }
 
@@ -433,6 +444,11 @@ impl Machine<'_> {
     /// Leaves the paths entered since `depth` (also those a failure left entered).
     pub(crate) fn profile_leave(&mut self, depth: usize) {
         if let Some(profiler) = &mut self.profiler {
+            if depth <= 1 {
+                if let Some(&called) = profiler.stack.get(1) {
+                    profiler.last_called = called;
+                }
+            }
             profiler.stack.truncate(depth.max(1));
         }
     }
