@@ -210,3 +210,144 @@ def test_the_cli_page_documents_every_cost_subcommand_and_option() -> None:
             for option in action.option_strings:
                 if option.startswith("--") and option not in ("--help", "--json"):
                     assert option in page, f"cost {name} {option}"
+
+
+# ---------------------------------------------------------------------------------------- diff
+
+#: The bundled agent's findPlans, changed to answer two plans: a build that costs more.
+TWO_PLANS = """\
+function findPlans(teamSize: int, maxMonthlyPrice?: int): Plan* =
+  [<Plan monthlyPrice=20 name="Team" seats=teamSize />, <Plan monthlyPrice=45 name="Business" seats=50 />]
+"""
+
+
+def support_texts() -> dict[str, str]:
+    from importlib import resources
+
+    return {
+        identity: resources.files("nx_agent.examples").joinpath(name).read_text(encoding="utf-8")
+        for identity, (name, _) in examples.SUPPORT_MODULES.items()
+    }
+
+
+def write_build(folder: Path, texts: dict[str, str]) -> list[str]:
+    """A build of the support agent in ``folder``: its images and the definition compiled from them."""
+    folder.mkdir()
+    images = []
+    for identity, (_, version) in examples.SUPPORT_MODULES.items():
+        links = [other for key, other in texts.items() if key != identity]
+        path = folder / (identity.replace("/", "__") + ".nxir")
+        path.write_bytes(ir.assemble(texts[identity], version=version, links=links))
+        images.append(str(path))
+    descriptions = folder.parent / f"{folder.name}.descriptions.json"
+    descriptions.write_text(json.dumps(examples.support_descriptions()), encoding="utf-8")
+    definition = folder / "support.json"
+    assert cli.main(["compile", *images, "--descriptions", str(descriptions), "-o", str(definition)]) == 0
+    return [str(definition), *images]
+
+
+def test_diff_of_two_builds_of_the_bundled_agent(agent: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old_bundle = tmp_path / "old.bundle.json"
+    descriptions = tmp_path / "descriptions.json"
+    assert cli.main(["compile", *agent[1:], "--descriptions", str(descriptions), "--bundle", "-o", str(old_bundle)]) == 0
+    texts = support_texts()
+    original = "function findPlans(teamSize: int, maxMonthlyPrice?: int): Plan* =\n  <Plan monthlyPrice=20 name=\"Team\" seats=teamSize />\n"
+    assert original in texts["main.nx"]
+    texts["main.nx"] = texts["main.nx"].replace(original, TWO_PLANS)
+    new = write_build(tmp_path / "new", texts)
+    capsys.readouterr()
+    inputs = tmp_path / "calls.jsonl"
+    inputs.write_text('{"tool": "find_plans", "input": {"teamSize": 5}}\n'
+                      '{"tool": "find_plans", "input": {"teamSize": 40, "maxMonthlyPrice": 50}}\n', encoding="utf-8")
+
+    def operations(stored: list[str], input_text: str) -> int:
+        code, out, _ = run(capsys, "call", *stored, "find_plans", "--input", input_text, "--call-id", "c", "--json")
+        assert code == 0
+        return int(json.loads(out)["usage"]["operations"])
+
+    before = [operations(agent, '{"teamSize": 5}'), operations(agent, '{"teamSize": 40, "maxMonthlyPrice": 50}')]
+    after = [operations(new, '{"teamSize": 5}'), operations(new, '{"teamSize": 40, "maxMonthlyPrice": 50}')]
+    assert before[0] == 17 and after[0] > before[0]
+    code, out, _ = run(capsys, "cost", "diff", str(old_bundle), str(tmp_path / "new"), "--inputs", str(inputs), "--json")
+    assert code == 0
+    document = json.loads(out)
+    rows = document["rows"]
+    assert sorted((r["before"], r["after"]) for r in rows) == sorted(zip(before, after))
+    assert [abs(r["change"]) for r in rows] == sorted((abs(r["change"]) for r in rows), reverse=True)
+    for row in rows:
+        assert row["change"] == row["after"] - row["before"]
+        assert row["percent"] == pytest.approx(100 * row["change"] / row["before"])
+    most = document["mostMoved"]
+    assert most["tool"] == "find_plans" and most["profile"]["total"] == rows[0]["after"]
+    assert {d["declaration"] for d in most["profile"]["declarations"]} >= {"main.nx::findPlans", "main.nx::Plan"}
+    plan = next(d for d in most["profile"]["declarations"] if d["declaration"] == "main.nx::Plan")
+    assert plan["calls"] == 2
+    # --fail-over: a rise above the percentage fails, one below passes; the table is for people.
+    rise = max(r["percent"] for r in rows)
+    code, out, _ = run(capsys, "cost", "diff", str(old_bundle), str(tmp_path / "new"), "--inputs", str(inputs),
+                       "--fail-over", str(int(rise) - 1))
+    assert code == 1
+    assert f"+{rows[0]['change']:,}" in out and "rose more than" in out
+    assert "profile of the call that moved most" in out
+    code, _, _ = run(capsys, "cost", "diff", str(old_bundle), str(tmp_path / "new"), "--inputs", str(inputs),
+                     "--fail-over", str(int(rise) + 1))
+    assert code == 0
+
+
+def test_diff_of_a_corpus_program_against_itself_moves_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require_corpus()
+    program = next(p for p in programs() if p.name == "evaluation-cost")
+    path = tmp_path / "main.nxir"
+    path.write_bytes(corpus_image(program, program.modules["main.nx"]))
+    inputs = tmp_path / "args.jsonl"
+    inputs.write_text("[]\n", encoding="utf-8")
+    counts = json.loads((program.path / "expected" / "operations.json").read_text())["counts"]
+    code, out, _ = run(capsys, "cost", "diff", str(path), str(path), "--function", "forRange", "--inputs", str(inputs),
+                       "--fail-over", "0", "--json")
+    assert code == 0
+    (row,) = json.loads(out)["rows"]
+    assert row["before"] == row["after"] == counts["main.nx::forRange"] and row["change"] == 0
+    assert json.loads(out)["mostMoved"] is None
+
+
+# -------------------------------------------------------------------------------------- budget
+
+
+def test_budget_writes_per_tool_limits_that_serve_and_the_agent_layer_apply(
+    agent: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NX_AGENT_TOKEN_SHOP", "shop-token")
+    inputs = tmp_path / "calls.jsonl"
+    inputs.write_text("".join(json.dumps({"tool": "find_plans", "input": {"teamSize": n}}) + "\n" for n in (1, 5, 50)),
+                      encoding="utf-8")
+    config_path = tmp_path / "host.json"
+    config_path.write_text(json.dumps({"limits": {"maxOperations": 100000}, "timeout": 5}), encoding="utf-8")
+    code, out, _ = run(capsys, "cost", "budget", *agent, "--inputs", str(inputs), "--margin", "50",
+                       "--host-config", str(config_path), "--json")
+    assert code == 0
+    document = json.loads(out)
+    # find_plans costs 17 operations whatever the team size: 17 and half again, rounded up. Its
+    # input size is the usage's inputSize, 5 for each of these (as `nx-agent call` reports it).
+    code, called, _ = run(capsys, "call", *agent, "find_plans", "--input", '{"teamSize": 50}', "--call-id", "c", "--json")
+    assert json.loads(called)["usage"] == {"operations": 17, "inputSize": 5}
+    assert document["tools"]["find_plans"] == {"maxOperations": 26, "measured": 17, "fit": "constant", "largestInputSize": 5}
+    written = json.loads(config_path.read_text())
+    assert written == {"limits": {"maxOperations": 100000}, "timeout": 5, "tools": {"find_plans": {"maxOperations": 26}}}
+    # The server reads it: find_plans runs under its own budget, the others under the shared one.
+    from nx_agent.mcp.host_config import load_host_config
+
+    config = load_host_config(str(config_path))
+    assert config.tool_limits == {"find_plans": {"max_operations": 26}}
+    from nx_agent.agent.load import load_agent
+
+    tight = load_agent(Path(agent[0]).read_text(), [ir.prepare_module(Path(p).read_bytes()) for p in agent[1:]],
+                       request=lambda call: None, tool_limits={"find_plans": {"max_operations": 16}})
+    answer = tight["find_plans"].execute({"teamSize": 5}, call_id="c")
+    assert answer["ok"] is False and answer["error"]["code"] == "resource-limit"
+    assert answer["error"]["limit"] == {"name": "maxOperations", "value": 16}
+    pytest.importorskip("mcp")
+    from nx_agent.mcp.command import build_server
+
+    server = build_server(agent[0], agent[1:], config, "main.nx")
+    assert server.tools["find_plans"].execute({"teamSize": 5}, call_id="c")["usage"]["operations"] == 17
+    assert server.tools["find_plans"]._call.limits.max_operations == 26  # type: ignore[attr-defined]
