@@ -166,7 +166,7 @@ class Profile:
                 f"(asking for {self.ran_out.requested})"
             )
         lines.append("")
-        rows = [("declaration", "kind", "self", "total", "%total", "calls")]
+        rows: list[tuple[str, ...]] = [("declaration", "kind", "self", "total", "%total", "calls")]
         rows += [
             (d.declaration, d.kind, f"{d.self:,}", f"{d.total:,}", f"{100 * d.total / total:.1f}", f"{d.calls:,}")
             for d in self.declarations[:top]

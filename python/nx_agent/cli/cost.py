@@ -245,7 +245,7 @@ def _build(path: str, args: argparse.Namespace, option: str) -> Any:
 
 
 def _diff_cases(args: argparse.Namespace) -> list[tuple[str | None, Any]]:
-    cases = []
+    cases: list[tuple[str | None, Any]] = []
     for line in _inputs_file(args.inputs):
         if args.function is not None:
             cases.append((None, line))

@@ -49,7 +49,7 @@ class Fit:
         """The operations the model predicts for input size ``n``."""
         if self.model == "exponential":
             (_, a), (_, b) = self.terms
-            return a * b**n
+            return float(a * b**n)
         return sum(c * dict(_TERMS[self.model])[name](n) for name, c in self.terms)
 
     def formula(self) -> str:
@@ -89,6 +89,7 @@ def _fit(model: str, xs: Sequence[int], ys: Sequence[int]) -> Fit | None:
         solved = _solve([[1.0, float(x)] for x in xs], [math.log(y) for y in ys])
         if solved is None:
             return None
+        terms: tuple[tuple[str, float], ...]
         try:
             terms = (("a", math.exp(solved[0])), ("b", math.exp(solved[1])))
         except OverflowError:

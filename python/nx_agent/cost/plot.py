@@ -24,7 +24,7 @@ def sparkline(values: Sequence[int]) -> str:
 
 def have_matplotlib() -> bool:
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     except ImportError:
         return False
     return True
@@ -35,10 +35,10 @@ def plot_curve(points: Sequence[tuple[int, int]], fit: Fit, title: str, stem: st
     """Draws operations against input size (the measured points, the fitted curve, and the
     recommended budget at the largest input when given) and writes ``STEM.png`` and ``STEM.svg``;
     answers the two paths. Raises ``ImportError`` without matplotlib."""
-    import matplotlib
+    import matplotlib  # type: ignore[import-not-found,unused-ignore]
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
 
     stem = Path(stem)
     if stem.suffix in (".png", ".svg"):
