@@ -127,11 +127,11 @@ fn paths_calls_and_kinds_are_counted() {
 fn only_the_call_asked_for_is_profiled() {
     let program = program();
     assert!(take_profile().is_none());
-    run(&program, "squares", 3, &Limits::with_budget(100), None);
+    assert!(run(&program, "squares", 3, &Limits::with_budget(100), None).0.is_ok());
     assert!(take_profile().is_none(), "no request, no profile");
     profile_next_call();
-    run(&program, "squares", 3, &Limits::with_budget(100), None);
-    run(&program, "squares", 50, &Limits::with_budget(1000), None);
+    assert!(run(&program, "squares", 3, &Limits::with_budget(100), None).0.is_ok());
+    assert!(run(&program, "squares", 50, &Limits::with_budget(1000), None).0.is_ok());
     let profile = take_profile().expect("the first call after the request");
     assert_eq!(profile.frames[0].declaration, "costs.nx::squares");
     assert_eq!(Some(profile.total), run(&program, "squares", 3, &Limits::with_budget(100), None).1.operations);
