@@ -47,7 +47,8 @@ exit codes:
   {EXIT_USAGE}  usage error: unknown command or option, missing argument, bad limit
   {EXIT_INPUT}  bad input: missing or unreadable file, damaged image, bad JSON, images that do not
      link, unknown function or tool, an agent or definition with diagnostics, a port in use
-  {EXIT_MISSING_EXTRA}  an optional extra is missing (nx-agent[http] for http tools, nx-agent[mcp] for serve)
+  {EXIT_MISSING_EXTRA}  an optional extra is missing (nx-agent[http] for http tools, nx-agent[mcp] for serve,
+     nx-agent[plot] for cost curve --plot)
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a long evaluation stops within milliseconds
 
 environment:
