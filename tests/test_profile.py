@@ -102,3 +102,8 @@ def test_collapsed_and_speedscope_hold_every_operation() -> None:
     document = profile.speedscope()
     assert sum(document["profiles"][0]["weights"]) == profile.total
     assert document["profiles"][0]["endValue"] == profile.total
+
+
+def test_ir_exports_the_profiler() -> None:
+    assert ir.profile_function is profile_function and ir.Profile is Profile
+    assert ir.profile_function(plans(), "findPlans", [12], max_operations=10_000).total == 50
