@@ -47,3 +47,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     from test_flow_speed import summary as flow_summary
 
     flow_summary(write)
+
+    from test_profile_speed import summary as profile_summary
+
+    profile_summary(write)

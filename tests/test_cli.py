@@ -564,7 +564,7 @@ def test_help_documents_the_exit_codes_and_variables() -> None:
         assert line in text
     assert cli.EXIT_USAGE == 2 and cli.EXIT_INPUT == 3 and cli.EXIT_MISSING_EXTRA == 4
     subcommands = cli.build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert set(subcommands) == {"demo", "explain", "assemble", "link", "run", "compile", "tools", "call", "serve"}
+    assert set(subcommands) == {"demo", "explain", "assemble", "link", "run", "compile", "tools", "call", "serve", "cost"}
 
 
 HEAVY = ("httpx", "mcp", "agents", "pydantic_ai", "pydantic", "jsonschema_rs", "ada_url", "openai", "anyio")

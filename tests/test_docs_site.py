@@ -185,6 +185,7 @@ def test_the_host_configuration_example_is_read_as_documented(monkeypatch: pytes
     assert config.limits == {
         "max_operations": 100000, "max_arguments_size": 1000, "max_context_size": 1000, "max_calls_per_conversation": 20,
     }
+    assert config.tool_limits == {"find_plans": {"max_operations": 22}}
     assert config.call_id_prefix == "svc-a" and config.timeout == 10.0
     # The example's http object spells out the defaults, with a token.
     assert config.http.bearer_token() == "serve-token"

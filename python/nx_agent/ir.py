@@ -42,6 +42,10 @@ Components (the lifecycle both reference runtimes have, schema 5 and 6):
 
 Every call takes limits as :func:`evaluate_function` does (keywords or a :class:`Limits`).
 
+:func:`profile_function` (from :mod:`nx_agent.profile`) runs a call as :func:`call_function` or
+:func:`evaluate_function` would, on the evaluator's profiling path, and returns a :class:`Profile`
+of where its operations went; its ``total`` is the call's ``usage["operations"]``.
+
 Every refusal raises :class:`NxIrError` with ``code`` and ``diagnostics``.
 """
 
@@ -77,6 +81,7 @@ from ._native import (
     prepare_program,
     restore_component_instance,
 )
+from .profile import Profile, profile_function
 
 __all__ = [
     "ComponentInstance",
@@ -88,6 +93,7 @@ __all__ = [
     "ModuleLink",
     "NxIrError",
     "PreparedModule",
+    "Profile",
     "Program",
     "apply_component_state_patch",
     "apply_update",
@@ -108,5 +114,6 @@ __all__ = [
     "normalize_component_state",
     "prepare_module",
     "prepare_program",
+    "profile_function",
     "restore_component_instance",
 ]

@@ -81,6 +81,7 @@ def create_agent_tools(
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
     runtime: RuntimeOptions = None,
     validate_arguments: bool = False,
+    tool_limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[AgentTool]:
     """One tool per stored tool, in order, each with ``execute``/``aexecute`` except ``provider`` tools.
 
@@ -92,7 +93,9 @@ def create_agent_tools(
     ``validate_arguments=True`` makes each ``function`` and ``http`` tool check its input against its
     input schema before it evaluates anything (:mod:`nx_agent.agent.input_check`: a refusal is an
     ``invalid-input`` result with no usage); by default the runtime checks the arguments against the
-    parameter types, as agent-package §5.3 does.
+    parameter types, as agent-package §5.3 does. ``tool_limits`` gives a tool its own limits by its
+    name (``{"find_plans": {"max_operations": 500}}``; what it leaves out is the shared limit), as
+    ``nx-agent cost budget`` recommends them.
 
     Raises :class:`~nx_agent.agent.limits.AgentOptionError` for a limit that is not a non-negative
     safe integer, :class:`AgentExecutorError` for an executor of a package kind, and
@@ -143,13 +146,23 @@ def create_agent_tools(
 
         raise NxAgentError(diagnostics)
     tools: list[AgentTool] = []
+    own_limits = {
+        name: read_call_limits(
+            max_operations=given.get("max_operations", max_operations),
+            max_arguments_size=given.get("max_arguments_size", max_arguments_size),
+            max_context_size=given.get("max_context_size", max_context_size),
+            runtime=runtime,
+        )
+        for name, given in (tool_limits or {}).items()
+    }
     for tool in problems.tools:
         kind = tool["kind"]
+        tool_call_limits = own_limits.get(tool["name"], limits)
         if kind == "function":
-            tools.append(FunctionAgentTool(tool, _prepare(program, tool, limits, validate_arguments)))
+            tools.append(FunctionAgentTool(tool, _prepare(program, tool, tool_call_limits, validate_arguments)))
         elif kind == "http":
             assert request is not None
-            tools.append(HttpAgentTool(tool, _prepare(program, tool, limits, validate_arguments), request))
+            tools.append(HttpAgentTool(tool, _prepare(program, tool, tool_call_limits, validate_arguments), request))
         elif kind == "provider":
             tools.append(AgentTool(tool))
         else:

@@ -31,6 +31,7 @@ from .results import failure, usage_of
 if TYPE_CHECKING:
     from typing import TypeGuard
 
+    from ..profile import Profile
     from .cancel import CancelToken
     from .diagnostics import NxAgentToolError
     from .results import ToolFailure, ToolResult, ToolSuccess, ToolUsage
@@ -331,6 +332,14 @@ class FunctionAgentTool(_ExecutableTool):
         if _current_task_cancelling():
             return self._aborted()
         return self.execute(input, call_id=call_id, context=context)
+
+    def profile(self, input: Any, *, call_id: str = "profile", context: Any = None) -> Profile:
+        """One call made as :meth:`execute` makes it, profiled: where its operations went (see
+        :mod:`nx_agent.profile`). ``profile.usage`` is the answer's usage, ``profile.value`` its
+        output and ``profile.error`` its error object when it failed."""
+        from ..profile import profile_tool
+
+        return profile_tool(self, input, call_id=call_id, context=context)
 
 
 class HttpAgentTool(_ExecutableTool):

@@ -112,6 +112,7 @@ def load_agent(
     runtime: Mapping[str, Any] | Limits | None = None,
     validate_arguments: bool = False,
     allow_version_mismatch: bool = False,
+    tool_limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> LoadedAgent:
     """Link the stored ``images`` and create the tools of the stored definition.
 
@@ -166,5 +167,6 @@ def load_agent(
         max_context_size=max_context_size,
         runtime=runtime,
         validate_arguments=validate_arguments,
+        tool_limits=tool_limits,
     )
     return LoadedAgent(definition, program, tools)

@@ -1,8 +1,9 @@
 """The ``nx-agent`` command line (also ``python -m nx_agent``).
 
 One module per command group: :mod:`.demo`, :mod:`.images` (``explain``, ``assemble``, ``link``,
-``run``), :mod:`.agents` (``compile``, ``tools``, ``call``) and :mod:`.serve`; :mod:`.inputs` reads
-files and JSON, :mod:`.output` prints and holds the exit codes. ``--help`` imports no adapter and no
+``run``), :mod:`.agents` (``compile``, ``tools``, ``call``), :mod:`.serve` and :mod:`.cost` (``cost
+profile``, ``curve``, ``diff``, ``budget``); :mod:`.inputs` reads files and JSON, :mod:`.output`
+prints and holds the exit codes. ``--help`` imports no adapter and no
 optional dependency.
 """
 
@@ -17,7 +18,7 @@ from .._native import __version__
 from ..agent.diagnostics import NxAgentError
 from ..agent.limits import AgentOptionError
 from ..errors import NxError, NxIrError
-from . import agents, demo, images, serve
+from . import agents, cost, demo, images, serve
 from .output import (
     EXIT_FAILED,
     EXIT_INPUT,
@@ -46,7 +47,8 @@ exit codes:
   {EXIT_USAGE}  usage error: unknown command or option, missing argument, bad limit
   {EXIT_INPUT}  bad input: missing or unreadable file, damaged image, bad JSON, images that do not
      link, unknown function or tool, an agent or definition with diagnostics, a port in use
-  {EXIT_MISSING_EXTRA}  an optional extra is missing (nx-agent[http] for http tools, nx-agent[mcp] for serve)
+  {EXIT_MISSING_EXTRA}  an optional extra is missing (nx-agent[http] for http tools, nx-agent[mcp] for serve,
+     nx-agent[plot] for cost curve --plot)
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a long evaluation stops within milliseconds
 
 environment:
@@ -77,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     images.register(commands, [common])
     agents.register(commands, [common])
     serve.register(commands)
+    cost.register(commands, [common])
     return parser
 
 

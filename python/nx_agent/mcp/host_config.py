@@ -30,6 +30,9 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
   ``http:`` override needs ``"allowInsecure": true``;
 - ``limits``: the per-call limits of ``create_agent_tools``, and ``maxCallsPerConversation``, a cap
   on every tool's calls in one conversation (an MCP session) below the tools' own;
+- ``tools``: per tool name, limits of its own in place of ``limits`` (``maxOperations``,
+  ``maxArgumentsSize``, ``maxContextSize``), as ``nx-agent cost budget`` writes them:
+  ``{"find_plans": {"maxOperations": 22}}``;
 - ``timeout``: seconds for one HTTP exchange (default 10);
 - ``callIdPrefix``: each call's ``callId`` is ``<prefix>:<n>:<request id>`` (``n`` counts the
   server's calls), unique across connections; the default prefix is random per run;
@@ -54,7 +57,7 @@ from .http_settings import HttpSettings, read_http_settings
 __all__ = ["ENV_HOST_CONFIG", "ConnectionConfig", "HostConfig", "HostConfigError", "load_host_config", "token_env_name"]
 
 ENV_HOST_CONFIG = "NX_AGENT_HOST_CONFIG"
-_KEYS = {"context", "connections", "limits", "timeout", "callIdPrefix", "http"}
+_KEYS = {"context", "connections", "limits", "tools", "timeout", "callIdPrefix", "http"}
 _CONNECTION_KEYS = {"tokenEnv", "tokenFile", "baseUrl", "allowInsecure", "noToken"}
 _LIMITS = {
     "maxOperations": "max_operations",
@@ -62,6 +65,10 @@ _LIMITS = {
     "maxContextSize": "max_context_size",
     "maxCallsPerConversation": "max_calls_per_conversation",
 }
+
+
+#: The limits a tool can have of its own (``tools``).
+_TOOL_LIMITS = ("maxOperations", "maxArgumentsSize", "maxContextSize")
 
 
 class HostConfigError(NxError):
@@ -89,6 +96,8 @@ class HostConfig:
     context: dict[str, Any] | None = None
     connections: dict[str, ConnectionConfig] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)
+    tool_limits: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per tool name, the limits it has instead of ``limits`` (``tools``)."""
     timeout: float = 10.0
     call_id_prefix: str = field(default_factory=lambda: secrets.token_hex(4))
     http: HttpSettings = field(default_factory=HttpSettings)
@@ -192,6 +201,21 @@ def read_host_config(document: object, where: str = "") -> HostConfig:
         if type(limit) is not int or limit < 0:
             raise _fail(where, f"limit {key} must be a non-negative integer")
         limits[_LIMITS[key]] = limit
+    tools_value = document.get("tools", {})
+    if not isinstance(tools_value, Mapping):
+        raise _fail(where, "tools must be an object of tool names")
+    tool_limits: dict[str, dict[str, int]] = {}
+    for name, given in tools_value.items():
+        if not isinstance(given, Mapping):
+            raise _fail(where, f"tools.{name} must be an object of limits")
+        own: dict[str, int] = {}
+        for key, limit in given.items():
+            if key not in _TOOL_LIMITS:
+                raise _fail(where, f"unknown limit tools.{name}.{key} (known: {', '.join(_TOOL_LIMITS)})")
+            if type(limit) is not int or limit < 0:
+                raise _fail(where, f"limit tools.{name}.{key} must be a non-negative integer")
+            own[_LIMITS[key]] = limit
+        tool_limits[str(name)] = own
     timeout = document.get("timeout", 10.0)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise _fail(where, "timeout must be a positive number of seconds")
@@ -202,7 +226,8 @@ def read_host_config(document: object, where: str = "") -> HostConfig:
         http = read_http_settings(document.get("http", {}))
     except ValueError as error:
         raise _fail(where, f"http: {error}") from None
-    config = HostConfig(context=context, connections=connections, limits=limits, timeout=float(timeout), http=http)
+    config = HostConfig(context=context, connections=connections, limits=limits, tool_limits=tool_limits,
+                        timeout=float(timeout), http=http)
     return config if prefix is None else replace(config, call_id_prefix=prefix)
 
 

@@ -10,6 +10,7 @@ mod errors;
 mod eval;
 mod image;
 mod interrupt;
+mod profile;
 mod program;
 mod sink;
 mod text;
@@ -37,6 +38,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::measure_input_size, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_evaluate_discarding, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
+    m.add_function(wrap_pyfunction!(profile::_profile_next, m)?)?;
+    m.add_function(wrap_pyfunction!(profile::_take_profile, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
     m.add_function(wrap_pyfunction!(travel::_restore_module, m)?)?;
     m.add_function(wrap_pyfunction!(travel::_restore_program, m)?)?;

@@ -35,10 +35,10 @@ pub(crate) struct Machine<'p> {
     pub prog: &'p CompiledProgram,
     pub limits: &'p Limits,
     pub budgeted: bool,
-    remaining: u64,
+    pub(super) remaining: u64,
     /// Charges take the slow path once `remaining` would fall below `mark`: 0, or, while a
     /// long-run hook is pending, the point where it runs.
-    mark: u64,
+    pub(super) mark: u64,
     long_run: Option<&'p dyn Fn() -> LongRunNext>,
     nesting: u32,
     stack_base: usize,
@@ -57,6 +57,9 @@ pub(crate) struct Machine<'p> {
     /// While a component's output is written: the handlers written so far, numbered by their
     /// tokens (`h<generation>-<n>`, n from 1 in write order).
     pub tokens: Option<Tokens>,
+    /// Installed only for a profiled call (see [`super::profile`]): every charge then takes the
+    /// slow path, which records it.
+    pub(super) profiler: Option<Box<super::profile::Profiler>>,
 }
 
 /// The handlers a rendered output holds, in the order their tokens number them.
@@ -114,6 +117,7 @@ impl<'p> Machine<'p> {
             spares: SPARES.try_with(Cell::take).unwrap_or_default(),
             wrote_scalar_list: false,
             tokens: None,
+            profiler: None,
         }
     }
 
@@ -122,7 +126,7 @@ impl<'p> Machine<'p> {
     /// release their interpreter lock for long evaluations only, and to poll for signals; the
     /// hook runs from a charge, never while a host value is being read or written.
     pub fn on_long_run(&mut self, after: u64, hook: &'p dyn Fn() -> LongRunNext) {
-        self.mark = self.remaining.saturating_sub(after);
+        self.set_mark(self.remaining.saturating_sub(after));
         self.long_run = Some(hook);
     }
 
@@ -130,7 +134,7 @@ impl<'p> Machine<'p> {
     /// binding's lock is never released while host objects are being built.
     pub fn stop_long_run(&mut self) {
         self.long_run = None;
-        self.mark = 0;
+        self.set_mark(0);
     }
 
     /// The slow path of a charge: runs a pending long-run hook and sets the next mark from its
@@ -231,6 +235,9 @@ impl<'p> Machine<'p> {
     #[cold]
     #[inline(never)]
     fn charge_slow(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
+        if self.profiler.is_some() {
+            return self.profiled_charge(cx, node, amount, false);
+        }
         if !(self.past_mark(cx, node)? && self.remaining >= amount) {
             return Err(self.budget_exhausted(cx, node));
         }
@@ -307,7 +314,7 @@ impl<'p> Machine<'p> {
     /// The node charge and nesting check, without the nesting (a callee resolved in place, a
     /// pattern read without being built).
     #[inline(always)]
-    fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+    pub(super) fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         // The stack is measured every 8 levels of nesting: one level uses a bounded amount, so
         // the guard overshoots by a few KiB at most.
         if self.remaining <= self.mark
@@ -323,6 +330,9 @@ impl<'p> Machine<'p> {
     #[cold]
     #[inline(never)]
     fn node_slow(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+        if self.profiler.is_some() {
+            return self.profiled_charge(cx, Some(index), 1, true);
+        }
         if self.remaining <= self.mark && self.remaining > 0 {
             self.past_mark(cx, Some(index))?;
         }
@@ -830,6 +840,7 @@ impl<'p> Machine<'p> {
                 let (before, names) = (self.remaining, self.extra_names.borrow().len());
                 let vcx = Cx { module, decl, depth: cx.depth };
                 let mut frame = Frame::new();
+                let entered = if self.profiler.is_some() { Some(self.profile_enter(module, decl, false)) } else { None };
                 let value = self.eval(vcx, &mut frame, *init)?;
                 let value = match ty {
                     Some(ty) => {
@@ -837,6 +848,9 @@ impl<'p> Machine<'p> {
                     }
                     None => value,
                 };
+                if let Some(depth) = entered {
+                    self.profile_leave(depth);
+                }
                 if self.extra_names.borrow().len() == names {
                     constants::keep(prog.id, prog.value_slots, *slot, &value, before - self.remaining, room);
                 }
@@ -1359,6 +1373,35 @@ impl<'p> Machine<'p> {
     /// [`Machine::invoke`] up to its result's check: the body's value, and the declared result
     /// type it is to be checked against.
     pub fn invoke_unchecked(
+        &mut self,
+        function: FunctionRef,
+        args: &mut [Option<Value>],
+        depth: u32,
+        host: bool,
+    ) -> IrResult<(Value, Option<u32>)> {
+        if self.profiler.is_some() {
+            return self.invoke_profiled(function, args, depth, host);
+        }
+        self.invoke_body(function, args, depth, host)
+    }
+
+    /// [`Machine::invoke_unchecked`] on its own call path of the profile.
+    #[cold]
+    #[inline(never)]
+    fn invoke_profiled(
+        &mut self,
+        function: FunctionRef,
+        args: &mut [Option<Value>],
+        depth: u32,
+        host: bool,
+    ) -> IrResult<(Value, Option<u32>)> {
+        let entered = self.profile_enter(function.module, function.decl, true);
+        let result = self.invoke_body(function, args, depth, host);
+        self.profile_leave(entered);
+        result
+    }
+
+    fn invoke_body(
         &mut self,
         function: FunctionRef,
         args: &mut [Option<Value>],

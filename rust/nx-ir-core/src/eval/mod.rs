@@ -37,6 +37,7 @@ pub mod json;
 mod machine;
 mod normalize;
 mod output;
+pub mod profile;
 mod source;
 mod standard;
 pub(crate) mod stdlib;
@@ -439,8 +440,14 @@ pub(crate) fn with_machine<R>(
     if let Some(LongRun { after, hook }) = host.long_run {
         machine.on_long_run(after, hook);
     }
+    if profile::requested() {
+        machine.start_profile();
+    }
     let result = body(&mut machine);
     usage.operations = machine.used();
+    if let Some(profile) = machine.finish_profile() {
+        profile::deposit(profile);
+    }
     work::record(machine.work);
     result
 }
