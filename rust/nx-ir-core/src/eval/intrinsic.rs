@@ -133,7 +133,9 @@ impl Machine<'_> {
                 }
                 // Declared ones in their declared order, the rest after them as the update holds them.
                 placed.sort_unstable();
-                self.tally(placed.len() as u64 * (1 + u64::from(usize::BITS - placed.len().leading_zeros())));
+                self.tally(placed.len() as u64 * u64::from(usize::BITS - placed.len().leading_zeros()));
+                // The list of names is free under the charges, as the intrinsics' copies are.
+                self.copied(cx, index, placed.len())?;
                 let mut out = Vec::with_capacity(placed.len());
                 for (_, at) in placed {
                     let name = &update.fields[at].0;

@@ -55,6 +55,8 @@ pub(crate) struct Machine<'p> {
     /// Work done beyond the node evaluations: values copied, allocated, read, written or
     /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
     pub work: u64,
+    /// Of `work`, the units of copies no charge pays for (see [`super::work`]).
+    pub free_copies: u64,
     /// Bytes of values allocated so far (never given back within the call), against
     /// `Limits::max_memory`.
     allocated: u64,
@@ -124,6 +126,7 @@ impl<'p> Machine<'p> {
             default_failed: false,
             extra_names: Default::default(),
             work: 0,
+            free_copies: 0,
             allocated: 0,
             update_names: Default::default(),
             spares: SPARES.try_with(Cell::take).unwrap_or_default(),
@@ -204,6 +207,7 @@ impl<'p> Machine<'p> {
     /// and counted against the memory ceiling (a field is a name and a value, 32 bytes).
     pub fn copied(&mut self, cx: Cx, node: u32, fields: usize) -> IrResult<()> {
         self.tally(fields as u64 + 1);
+        self.free_copies += fields as u64 + 1;
         self.allocate(cx, Some(node), FIELD_BYTES * (fields as u64 + 1))
     }
 

@@ -50,7 +50,7 @@ pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAUL
 pub use host::{input_limit_error, measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
 pub use source::{ModelProgram, ProgramSource};
 pub use text::{float32_text, float64_text};
-pub use work::last_call_work;
+pub use work::{last_call_free_copies, last_call_work};
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -422,7 +422,7 @@ where
 /// `measure` (refused when over `max_input_size`, before anything runs).
 pub(crate) fn begin(limits: &Limits, usage: &mut Usage, measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>) -> IrResult<()> {
     *usage = Usage::default();
-    work::record(0);
+    work::record(0, 0);
     limits.validate()?;
     check_input_size(limits, usage, measure)
 }
@@ -442,7 +442,7 @@ pub(crate) fn with_machine<R>(
     }
     let result = body(&mut machine);
     usage.operations = machine.used();
-    work::record(machine.work);
+    work::record(machine.work, machine.free_copies);
     result
 }
 

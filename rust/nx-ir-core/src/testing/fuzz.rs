@@ -26,7 +26,7 @@ use super::check_image;
 use crate::error::IrError;
 use crate::eval::json::to_json;
 use crate::eval::{
-    call_function_with, evaluate_function_with, last_call_work, measure_input_size, CallArguments, CompiledProgram, Evaluation,
+    call_function_with, evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CallArguments, CompiledProgram, Evaluation,
     HostRecord, HostValue, HostValueBuilder, Limits, Usage,
 };
 use crate::explain::explain_image;
@@ -543,33 +543,50 @@ pub fn evaluate_case(data: &[u8]) {
 /// constant of [`work_bound_case`] (and of the property tests over generated programs).
 pub const WORK_PER_UNIT: u64 = 64;
 
+/// What a call did and was paid: its work units, the operations charged, its input size, and
+/// the units of copies no charge pays for (`eval::work`; the memory ceiling bounds those).
+#[derive(Debug, Clone, Copy)]
+pub struct Paid {
+    pub work: u64,
+    pub operations: u64,
+    pub input: u64,
+    pub free_copies: u64,
+}
+
+impl Paid {
+    /// What the work is held against: operations + input size + free copies + 1.
+    pub fn units(&self) -> u64 {
+        self.operations.saturating_add(self.input).saturating_add(self.free_copies).saturating_add(1)
+    }
+}
+
 /// The work the evaluator did for a call, against what it was paid: at most [`WORK_PER_UNIT`]
-/// × (operations charged + input size + 1), whatever the call's outcome.
-pub fn work_bound(work: u64, operations: u64, input: u64) -> Result<(), String> {
-    let bound = WORK_PER_UNIT.saturating_mul(operations.saturating_add(input).saturating_add(1));
-    if work <= bound {
+/// × (operations charged + input size + free copies + 1), whatever the call's outcome.
+pub fn work_bound(paid: Paid) -> Result<(), String> {
+    let bound = WORK_PER_UNIT.saturating_mul(paid.units());
+    if paid.work <= bound {
         Ok(())
     } else {
-        Err(format!("work {work} over {WORK_PER_UNIT} × ({operations} operations + {input} input + 1) = {bound}"))
+        Err(format!("work over {WORK_PER_UNIT} × (operations + input + free copies + 1) = {bound}: {paid:?}"))
     }
 }
 
 /// An evaluate case run once under its budget (with no input limit: the input is measured here
-/// in full): the work counter, the operations charged and the input size; `None` when the case
-/// never reaches a call.
-pub fn work_of_case(data: &[u8]) -> Option<(u64, u64, u64)> {
+/// in full): what it did and was paid; `None` when the case never reaches a call.
+pub fn work_of_case(data: &[u8]) -> Option<Paid> {
     let case = prepared_case(data)?;
     let limits = Limits { max_input_size: None, ..case.call.limits.clone() };
     let (_, usage) = case.run(&limits);
-    let work = last_call_work();
-    Some((work, usage.operations.unwrap_or(0), case.input_size()))
+    let (work, free_copies) = (last_call_work(), last_call_free_copies());
+    Some(Paid { work, operations: usage.operations.unwrap_or(0), input: case.input_size(), free_copies })
 }
 
 /// The work-bound target: an evaluate case run once under its budget; its only assertion is
-/// [`work_bound`] (the work counter against the operations charged and the input size).
+/// [`work_bound`] (the work counter against the operations charged, the input size and the free
+/// copies).
 pub fn work_bound_case(data: &[u8]) {
-    let Some((work, operations, input)) = work_of_case(data) else { return };
-    if let Err(message) = work_bound(work, operations, input) {
+    let Some(paid) = work_of_case(data) else { return };
+    if let Err(message) = work_bound(paid) {
         panic!("{message}");
     }
 }
