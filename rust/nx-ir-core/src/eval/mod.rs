@@ -51,6 +51,7 @@ pub use host::{input_limit_error, measure_input_size, HostRead, HostRecord, Host
 pub use source::{ModelProgram, ProgramSource};
 pub use text::{float32_text, float64_text};
 pub use work::{last_call_free_copies, last_call_work};
+pub(crate) use cost::limit_error;
 
 use crate::error::{codes, IrError, IrResult};
 
