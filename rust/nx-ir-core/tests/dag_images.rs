@@ -74,8 +74,9 @@ fn views(ty: &TypeView) -> u64 {
     }
 }
 
-#[test]
-fn declarations_of_a_type_dag_stay_within_the_image_budget() {
+/// `take(f)`, `f` of a function type 60 levels deep whose every level names the level below in
+/// two parameters and its result: 3^60 type views as a tree.
+fn type_dag() -> Vec<u8> {
     let mut b = Builder::new("types.nx", "");
     b.feature("function-values-v1");
     b.feature("function-reference-type-v1");
@@ -92,7 +93,27 @@ fn declarations_of_a_type_dag_stay_within_the_image_budget() {
     let body = b.node(Node::Bool { value: 1 });
     let index = b.decl(nx_ir_core::model::Decl::Function { name, params: vec![param], body, result: None, result_flags: 0 });
     b.module.function_entrypoints.push(index);
-    let image = encode(&b.build());
+    encode(&b.build())
+}
+
+/// The Python tests (`tests/test_dag_images.py`) read these images from `tests/fixtures/dag/`:
+/// each must be what the generators here write (`NX_WRITE_DAG_FIXTURES=1` writes them again).
+#[test]
+fn the_python_fixtures_are_these_images() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/dag");
+    for (name, image) in [("nodes.nxir", node_dag(48)), ("types.nxir", type_dag())] {
+        let path = dir.join(name);
+        if std::env::var_os("NX_WRITE_DAG_FIXTURES").is_some() {
+            std::fs::create_dir_all(&dir).expect("the fixture folder");
+            std::fs::write(&path, &image).expect("a fixture written");
+        }
+        assert_eq!(std::fs::read(&path).expect("the fixture"), image, "{name}");
+    }
+}
+
+#[test]
+fn declarations_of_a_type_dag_stay_within_the_image_budget() {
+    let image = type_dag();
     assert!(image.len() < 4096, "the image is {} bytes", image.len());
     let module = PreparedModule::from_slice(&image).expect("the image is valid");
     let declarations = module.declarations();
