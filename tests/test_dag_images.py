@@ -51,8 +51,8 @@ def test_declarations_and_function_schema_of_a_type_dag_stay_small() -> None:
     declarations, used = peak(module.declarations)
     assert not isinstance(declarations, NxError)
     assert "invalid" in repr(declarations)
-    # 65,536 + 16 per image byte type views at most, each a small dict: well under 64 MB.
-    assert used < 64 << 20, used
+    # 4,096 + 4 per image byte type views at most, each a small dict: well under 32 MB.
+    assert used < 32 << 20, used
     source = ProgramSchemaSource(ir.link_program(module))
     answer, used = peak(lambda: source.function_schema({"module": "types.nx", "name": "take"}))
     assert used < 256 << 20, used

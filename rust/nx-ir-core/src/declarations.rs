@@ -20,8 +20,8 @@ const MAX_TYPE_DEPTH: usize = 64;
 /// [`TYPE_VIEWS_BASE`]). Types refer only to earlier ones, but a function type may name one type
 /// in several parameters: a chain of such types is a tree exponentially larger than the image.
 /// Past the budget a type reads as [`TypeView::Invalid`], so reading is linear in the image.
-pub const TYPE_VIEWS_PER_BYTE: u64 = 16;
-pub const TYPE_VIEWS_BASE: u64 = 1 << 16;
+pub const TYPE_VIEWS_PER_BYTE: u64 = 4;
+pub const TYPE_VIEWS_BASE: u64 = 1 << 12;
 
 /// A declaration named by its module's identity and its name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
