@@ -169,7 +169,7 @@ fn diff_of_wide_records_is_bounded() {
 #[test]
 fn comparing_a_long_string_reads_only_the_shorter_length() {
     let program = program("Wide");
-    let long = HostValue::str(&"é".repeat(1 << 20));
+    let long = HostValue::str("é".repeat(1 << 20));
     let out = run(&program, "same", &[long, int(2000)], Limits::with_budget(BUDGET));
     assert!(matches!(&out.result, Ok(HostValue::List(items)) if items.len() == 2000), "{:?}", out.result);
     // Reading the whole 2 MB text per comparison would be 32,768 units each (65M in all); the
