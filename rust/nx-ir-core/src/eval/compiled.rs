@@ -443,7 +443,10 @@ impl CompiledProgram {
         for (key, list) in &shapes {
             let name = names.intern(key);
             if list.iter().any(|shape| shape.case.is_none()) {
-                update_names.insert(name_key(&name), names.intern(&format!("{key}.Update")));
+                // The program's own name when it declares the update record; else a name of its
+                // own, kept out of the table (which bindings turn into host strings up front).
+                let update = format!("{key}.Update");
+                update_names.insert(name_key(&name), names.get(&update).unwrap_or_else(|| Arc::from(update)));
             }
             shapes_at.insert(name_key(&name), list.clone().into_boxed_slice());
         }
