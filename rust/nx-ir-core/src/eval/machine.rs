@@ -1285,6 +1285,8 @@ impl<'p> Machine<'p> {
             if let Some(fused) = fused {
                 let done = self.run_fused(fused, start, position, count, &mut out);
                 if done > 0 {
+                    // The fused items against the memory ceiling (each was paid 4 operations).
+                    self.allocate(cx, Some(index), ITEM_BYTES * done)?;
                     position += done;
                     let last = (start as i128 + position as i128 - 1) as i64;
                     self.bind(frame, item, Value::Int(last))?;
@@ -1372,9 +1374,6 @@ impl<'p> Machine<'p> {
         }
         self.remaining -= runs * CHARGES;
         self.tally(runs);
-        // Counted after the items are made: the ceiling is checked when the loop's next item is
-        // placed, or by what the call allocates next.
-        self.allocated = self.allocated.saturating_add(ITEM_BYTES * runs);
         runs
     }
 
