@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs a fuzz target for a given time: fuzz/run.sh TARGET SECONDS, or fuzz/run.sh all SECONDS
 # (each target SECONDS in turn). TARGET: prepare_module, link_program, evaluate (cargo fuzz,
-# nightly, AddressSanitizer, debug assertions), stored_instance (cargo fuzz: damaged stored
-# component instances; its seeds are written by the target itself), boundary (atheris,
+# nightly, AddressSanitizer, debug assertions), work_bound (cargo fuzz: the evaluate target's
+# inputs, asserting only that the evaluator's work stays within a fixed multiple of the
+# operations charged plus the input size; seeded from the evaluate corpus), stored_instance
+# (cargo fuzz: damaged stored component instances; its seeds are written by the target itself),
+# boundary (atheris,
 # fuzz/boundary.py), or differential (nx-ir-core against the NX reference runtime, oracle/fuzz;
 # differential-5 and differential-6 run it from one schema's seeds only). The differential target
 # is built here with the flags cargo fuzz builds with, since its reference crates need
@@ -16,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|stored_instance|boundary|differential[-5|-6]|all} SECONDS" >&2
+    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|work_bound|stored_instance|boundary|differential[-5|-6]|all} SECONDS" >&2
     exit 2
 }
 [[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || usage
@@ -33,6 +36,15 @@ seed() {
         if [[ -z "$(ls -A "fuzz/corpus/$name")" ]]; then
             # One run of nothing, so the seeds are there when the corpus folder is read.
             (cd fuzz && NX_FUZZ_SEEDS="$PWD/corpus/$name" cargo +nightly fuzz run "$name" -- -runs=0 >/dev/null 2>&1) || true
+        fi
+        return
+    fi
+    if [[ $name == work_bound ]]; then
+        # The evaluate target's inputs: the same decoding, another assertion.
+        if [[ -z "$(ls -A fuzz/corpus/work_bound 2>/dev/null)" ]]; then
+            seed evaluate
+            mkdir -p fuzz/corpus/work_bound
+            cp fuzz/corpus/evaluate/* fuzz/corpus/work_bound/ 2>/dev/null || true
         fi
         return
     fi
@@ -63,7 +75,7 @@ cargo_target() {
     mkdir -p "fuzz/artifacts/$name"
     local own=()
     # Evaluation inputs stay small (fuzz/seed.py leaves the large-catalog program out).
-    [[ $name == evaluate ]] && own=(-max_len=32768)
+    [[ $name == evaluate || $name == work_bound ]] && own=(-max_len=32768)
     echo "== $name for ${seconds}s ==" >&2
     (cd fuzz && cargo +nightly fuzz run "$name" "${dirs[@]/#/../}" -- "${common[@]}" "${own[@]}" "${extra[@]}")
 }
@@ -118,7 +130,7 @@ boundary() {
 
 run() {
     case $1 in
-        prepare_module | link_program | evaluate | stored_instance) cargo_target "$1" ;;
+        prepare_module | link_program | evaluate | work_bound | stored_instance) cargo_target "$1" ;;
         boundary) boundary ;;
         differential | differential-5 | differential-6) differential "$1" ;;
         *) usage ;;
@@ -126,7 +138,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-    for name in prepare_module link_program evaluate stored_instance boundary differential; do
+    for name in prepare_module link_program evaluate work_bound stored_instance boundary differential; do
         run "$name"
     done
 else

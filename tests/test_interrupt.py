@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 LOOPS = """module loop.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1
-entrypoints functions [squares general nested] components []
+entrypoints functions [squares general nested idle] components []
 
 function squares(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -40,6 +40,10 @@ function nested(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     for j in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
       0
+
+function idle(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    {}
 """
 ARGS = {"squares": [10**11], "general": [10**11], "nested": [10**5]}
 LONG = ir.Limits(max_operations=10**12, max_range_length=10**12)
@@ -140,7 +144,9 @@ def test_nx_agent_run_exits_130_on_sigint(tmp_path: Path) -> None:
     nx_agent = [sys.executable, "-m", "nx_agent"]
     subprocess.run([*nx_agent, "assemble", str(text), "-o", str(image)], check=True, capture_output=True)
     process = subprocess.Popen(
-        [*nx_agent, "run", str(image), "--function", "squares", "--args", "[100000000000]",
+        # `idle` keeps nothing (each item is the empty list), so it runs until interrupted under
+        # the default memory ceiling, which a list of 10^11 squares would reach in a moment.
+        [*nx_agent, "run", str(image), "--function", "idle", "--args", "[100000000000]",
          "--max-operations", "1000000000000", "--max-range-length", "1000000000000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

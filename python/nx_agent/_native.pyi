@@ -88,7 +88,9 @@ class Program:
 # Pickling (rust/nx-agent-py/src/travel.rs): what a pickle's reduce names to rebuild each object.
 def _restore_module(state: object) -> PreparedModule: ...
 def _restore_program(state: object) -> Program: ...
-def _restore_limits(max_operations: object, max_input_size: object, max_call_depth: object, max_range_length: object) -> Limits: ...
+def _restore_limits(
+    max_operations: object, max_input_size: object, max_call_depth: object, max_range_length: object, max_memory: object = None
+) -> Limits: ...
 def _restore_evaluation(value: object, operations: object, input_size: object) -> Evaluation: ...
 def _restore_diagnostic(
     severity: object, code: object, message: object, declaration: object, span: object, limit: object, argument: object
@@ -104,6 +106,7 @@ class Limits:
         max_input_size: int | None = None,
         max_call_depth: int | None = None,
         max_range_length: int | None = None,
+        max_memory: int | None = None,
     ) -> None: ...
     @property
     def max_operations(self) -> int | None: ...
@@ -113,6 +116,10 @@ class Limits:
     def max_call_depth(self) -> int: ...
     @property
     def max_range_length(self) -> int: ...
+    @property
+    def max_memory(self) -> int:
+        """Bytes of values one call may allocate (default 256 MiB): nx-agent's own guard, off the
+        operation count; past it the call fails `nx-ir-resource-limit` with limit `memory`."""
 
 @final
 class Evaluation:
@@ -136,7 +143,7 @@ def link_program(
     allow_version_mismatch: bool = False,
 ) -> Program: ...
 def builtin_prelude(*, schema: int = 6) -> PreparedModule: ...
-def explain(module_or_bytes: PreparedModule | Buffer) -> str: ...
+def explain(module_or_bytes: PreparedModule | Buffer, *, max_output: int = 67108864) -> str: ...
 def assemble(
     text: str,
     *,
@@ -155,6 +162,7 @@ def evaluate_function(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Evaluation: ...
 def call_function(
     program: Program,
@@ -166,6 +174,7 @@ def call_function(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Evaluation: ...
 def measure_input_size(value: Any, limit: int | None = None) -> int: ...
 @final

@@ -216,7 +216,7 @@ type LimitArgs<'a, 'py> = (
 );
 
 fn limits_of(py: Python<'_>, (limits, ops, size, depth, range): LimitArgs<'_, '_>) -> PyResult<nx_ir_core::eval::Limits> {
-    call_limits(limits.as_deref(), ops.as_ref(), size.as_ref(), depth.as_ref(), range.as_ref()).or_raise(py)
+    call_limits(limits.as_deref(), ops.as_ref(), size.as_ref(), depth.as_ref(), range.as_ref(), None).or_raise(py)
 }
 
 fn instance_of(py: Python<'_>, program: &Bound<'_, Program>, inner: core::ComponentInstance) -> PyResult<Py<ComponentInstance>> {

@@ -105,6 +105,7 @@ impl Limits {
         max_input_size: Option<&Bound<'_, PyAny>>,
         max_call_depth: Option<&Bound<'_, PyAny>>,
         max_range_length: Option<&Bound<'_, PyAny>>,
+        max_memory: Option<&Bound<'_, PyAny>>,
     ) -> Result<CoreLimits, IrError> {
         let depth = required_limit("max_call_depth", max_call_depth, eval::DEFAULT_MAX_CALL_DEPTH.into())?;
         Ok(CoreLimits {
@@ -113,6 +114,7 @@ impl Limits {
             max_call_depth: u32::try_from(depth)
                 .map_err(|_| IrError::new(codes::OPTIONS, "max_call_depth is too large."))?,
             max_range_length: required_limit("max_range_length", max_range_length, eval::DEFAULT_MAX_RANGE_LENGTH)?,
+            max_memory: required_limit("max_memory", max_memory, eval::DEFAULT_MAX_MEMORY)?,
             ..CoreLimits::default()
         })
     }
@@ -121,19 +123,21 @@ impl Limits {
 #[pymethods]
 impl Limits {
     #[new]
-    #[pyo3(signature = (*, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+    #[pyo3(signature = (*, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
     fn new(
         py: Python<'_>,
         max_operations: Option<Bound<'_, PyAny>>,
         max_input_size: Option<Bound<'_, PyAny>>,
         max_call_depth: Option<Bound<'_, PyAny>>,
         max_range_length: Option<Bound<'_, PyAny>>,
+        max_memory: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let inner = Limits::build(
             max_operations.as_ref(),
             max_input_size.as_ref(),
             max_call_depth.as_ref(),
             max_range_length.as_ref(),
+            max_memory.as_ref(),
         )
         .or_raise(py)?;
         Ok(Limits { inner })
@@ -155,6 +159,10 @@ impl Limits {
     fn max_range_length(&self) -> u64 {
         self.inner.max_range_length
     }
+    #[getter]
+    fn max_memory(&self) -> u64 {
+        self.inner.max_memory
+    }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         crate::travel::reduce_limits(py, self)
@@ -170,8 +178,12 @@ impl Limits {
 
     fn __repr__(&self) -> String {
         format!(
-            "Limits(max_operations={:?}, max_input_size={:?}, max_call_depth={}, max_range_length={})",
-            self.inner.max_operations, self.inner.max_input_size, self.inner.max_call_depth, self.inner.max_range_length
+            "Limits(max_operations={:?}, max_input_size={:?}, max_call_depth={}, max_range_length={}, max_memory={})",
+            self.inner.max_operations,
+            self.inner.max_input_size,
+            self.inner.max_call_depth,
+            self.inner.max_range_length,
+            self.inner.max_memory
         )
     }
 }
@@ -444,10 +456,11 @@ pub(crate) fn call_limits(
     max_input_size: Option<&Bound<'_, PyAny>>,
     max_call_depth: Option<&Bound<'_, PyAny>>,
     max_range_length: Option<&Bound<'_, PyAny>>,
+    max_memory: Option<&Bound<'_, PyAny>>,
 ) -> Result<CoreLimits, IrError> {
     match limits {
         Some(limits) => Ok(limits.inner.clone()),
-        None => Limits::build(max_operations, max_input_size, max_call_depth, max_range_length),
+        None => Limits::build(max_operations, max_input_size, max_call_depth, max_range_length, max_memory),
     }
 }
 
@@ -634,7 +647,7 @@ fn refused<'py>(
 /// Evaluates the function entrypoint `name` of the program's entry module with positional
 /// arguments. Raises `NxIrError` with the reference codes on any failure.
 #[pyfunction]
-#[pyo3(signature = (program, name, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, name, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_function(
     py: Python<'_>,
@@ -646,6 +659,7 @@ pub fn evaluate_function(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Evaluation> {
     let limits = call_limits(
         limits.as_deref(),
@@ -653,6 +667,7 @@ pub fn evaluate_function(
         max_input_size.as_ref(),
         max_call_depth.as_ref(),
         max_range_length.as_ref(),
+        max_memory.as_ref(),
     )
     .or_raise(py)?;
     // A name that is not valid Unicode (lone surrogates) names no entrypoint.
@@ -741,7 +756,7 @@ fn record_members<'py>(py: Python<'py>, record: &Bound<'py, PyDict>) -> Option<(
 /// `Agent` holds it) with arguments by parameter name (a dict) or by position (a list or tuple).
 /// A call that fails once it has begun raises `NxIrError` with `usage` set as a result's would be.
 #[pyfunction]
-#[pyo3(signature = (program, function, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, function, args=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn call_function(
     py: Python<'_>,
@@ -753,6 +768,7 @@ pub fn call_function(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Evaluation> {
     let limits = call_limits(
         limits.as_deref(),
@@ -760,6 +776,7 @@ pub fn call_function(
         max_input_size.as_ref(),
         max_call_depth.as_ref(),
         max_range_length.as_ref(),
+        max_memory.as_ref(),
     )
     .or_raise(py)?;
     let compiled = program.compiled(py)?;

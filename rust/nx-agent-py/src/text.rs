@@ -1,7 +1,7 @@
 //! `explain` and `assemble`: the text form of an image.
 
 use nx_ir_core::assemble::{assemble_image_with_links, AssembleOptions};
-use nx_ir_core::explain::{explain_image, explain_module};
+use nx_ir_core::explain::{explain_image_within, explain_module_within, DEFAULT_MAX_OUTPUT};
 use nx_ir_core::model::kinds;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -9,15 +9,18 @@ use pyo3::types::PyBytes;
 use crate::errors::IntoPyResult;
 use crate::image::{image_owner, PreparedModule};
 
-/// Renders a prepared module or image bytes as `nxlang ir explain` does.
+/// Renders a prepared module or image bytes as `nxlang ir explain` does, in at most about
+/// `max_output` bytes of text (default 64 MiB): an image whose nodes or types are shared (a DAG)
+/// can describe far more, and fails `nx-ir-resource-limit` with limit `maxOutput` past it.
 #[pyfunction]
-pub fn explain(py: Python<'_>, module_or_bytes: &Bound<'_, PyAny>) -> PyResult<String> {
+#[pyo3(signature = (module_or_bytes, *, max_output=DEFAULT_MAX_OUTPUT))]
+pub fn explain(py: Python<'_>, module_or_bytes: &Bound<'_, PyAny>, max_output: u64) -> PyResult<String> {
     if let Ok(module) = module_or_bytes.cast::<PreparedModule>() {
         let inner = &module.get().inner;
-        return py.detach(|| explain_module(&inner.to_model())).or_raise(py);
+        return py.detach(|| explain_module_within(&inner.to_model(), max_output)).or_raise(py);
     }
     let owner = image_owner(module_or_bytes)?;
-    py.detach(|| explain_image((*owner).as_ref())).or_raise(py)
+    py.detach(|| explain_image_within((*owner).as_ref(), max_output)).or_raise(py)
 }
 
 /// Builds an image of `schema` (5 or 6; the text does not say) from explain text; with `source`,

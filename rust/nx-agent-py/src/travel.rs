@@ -79,21 +79,25 @@ pub fn _restore_program(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Pr
 
 pub fn reduce_limits<'py>(py: Python<'py>, limits: &Limits) -> PyResult<Bound<'py, PyTuple>> {
     let l = &limits.inner;
-    let args = (l.max_operations, l.max_input_size, l.max_call_depth, l.max_range_length).into_pyobject(py)?;
+    let args = (l.max_operations, l.max_input_size, l.max_call_depth, l.max_range_length, l.max_memory).into_pyobject(py)?;
     reduce(py, "_restore_limits", args)
 }
 
-/// `Limits` from its pickled numbers, checked as the constructor checks them (`nx-ir-options`).
+/// `Limits` from its pickled numbers, checked as the constructor checks them (`nx-ir-options`);
+/// `max_memory` is absent from what an earlier version pickled (the default then).
 #[pyfunction]
+#[pyo3(signature = (max_operations, max_input_size, max_call_depth, max_range_length, max_memory=None))]
 pub fn _restore_limits(
     py: Python<'_>,
     max_operations: &Bound<'_, PyAny>,
     max_input_size: &Bound<'_, PyAny>,
     max_call_depth: &Bound<'_, PyAny>,
     max_range_length: &Bound<'_, PyAny>,
+    max_memory: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Limits> {
-    let inner = Limits::build(Some(max_operations), Some(max_input_size), Some(max_call_depth), Some(max_range_length))
-        .or_raise(py)?;
+    let inner =
+        Limits::build(Some(max_operations), Some(max_input_size), Some(max_call_depth), Some(max_range_length), max_memory)
+            .or_raise(py)?;
     Ok(Limits { inner })
 }
 

@@ -16,6 +16,13 @@ use crate::model::{kinds, Constant, Decl, Field, Node, Ref, Type};
 /// types only refer to earlier ones, but nothing here recurses on a depth the image controls.
 const MAX_TYPE_DEPTH: usize = 64;
 
+/// Type views one module's declarations may hold in all, per byte of its image (plus
+/// [`TYPE_VIEWS_BASE`]). Types refer only to earlier ones, but a function type may name one type
+/// in several parameters: a chain of such types is a tree exponentially larger than the image.
+/// Past the budget a type reads as [`TypeView::Invalid`], so reading is linear in the image.
+pub const TYPE_VIEWS_PER_BYTE: u64 = 4;
+pub const TYPE_VIEWS_BASE: u64 = 1 << 12;
+
 /// A declaration named by its module's identity and its name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct QualifiedName {
@@ -33,7 +40,8 @@ pub enum TypeView {
     AnyFunction { result: Box<TypeView> },
     /// Schema 6: `base` (a numeric primitive) narrowed to an interval; `None` is an open end.
     Constrained { base: Box<TypeView>, low: Option<BoundView>, high: Option<BoundView> },
-    /// A type the image does not let us read (nested too deeply, or out of range).
+    /// A type the image does not let us read (nested too deeply, out of range, or past the
+    /// module's budget of type views: a type DAG, [`TYPE_VIEWS_PER_BYTE`]).
     Invalid,
 }
 
@@ -141,7 +149,8 @@ pub struct DeclarationView {
 
 /// Reads every declaration of a validated module.
 pub fn read(module: &PreparedModule) -> Vec<DeclarationView> {
-    let reader = Reader { module };
+    let budget = TYPE_VIEWS_BASE.saturating_add(TYPE_VIEWS_PER_BYTE.saturating_mul(module.bytes().len() as u64));
+    let reader = Reader { module, left: std::cell::Cell::new(budget) };
     (0..module.declaration_count() as u32)
         .filter_map(|index| {
             let declaration = module.decode_declaration(index)?;
@@ -156,6 +165,8 @@ pub fn read(module: &PreparedModule) -> Vec<DeclarationView> {
 
 struct Reader<'m> {
     module: &'m PreparedModule,
+    /// Type views the budget still allows.
+    left: std::cell::Cell<u64>,
 }
 
 impl Reader<'_> {
@@ -221,9 +232,10 @@ impl Reader<'_> {
     }
 
     fn ty_at(&self, index: u32, depth: usize) -> TypeView {
-        if depth > MAX_TYPE_DEPTH {
+        if depth > MAX_TYPE_DEPTH || self.left.get() == 0 {
             return TypeView::Invalid;
         }
+        self.left.set(self.left.get() - 1);
         let Some(ty) = self.module.decode_type(index) else { return TypeView::Invalid };
         match ty {
             Type::Primitive { name } => TypeView::Primitive(self.string(name)),

@@ -72,7 +72,8 @@ pub(crate) enum CNode {
     Call { callee: u32, args: Box<[Option<u32>]> },
     /// `spread`: some argument is a spread ([`Spreads`]).
     NamedCall { callee: u32, args: Box<[(Name, u32)]>, spread: bool },
-    Intrinsic { op: Intrinsic, args: Box<[u32]>, order: Box<[Name]> },
+    /// `order_at`: `changed`'s declared order, as (name address, position) sorted by address.
+    Intrinsic { op: Intrinsic, args: Box<[u32]>, order_at: Box<[(usize, u32)]> },
     If { cond: u32, then: u32, otherwise: Option<u32> },
     IfIs { scrutinee: u32, arms: Box<[(Box<[u32]>, u32)]>, otherwise: Option<u32> },
     Array(Box<[u32]>),
@@ -286,6 +287,11 @@ pub struct CompiledProgram {
     pub(crate) value_slots: u32,
     pub(crate) modules: Vec<CModule>,
     pub(crate) shapes: NameMap<Arc<str>, Vec<Shape>>,
+    /// The same shapes keyed by the address of their interned name, and each record shape's
+    /// `<Type>.Update` name: an evaluation looks a record's type up without hashing or
+    /// formatting its text, however long (see [`CompiledProgram::shapes_of`]).
+    pub(crate) shapes_at: NameMap<usize, Box<[Shape]>>,
+    pub(crate) update_names: NameMap<usize, Name>,
     pub(crate) names: Names,
     /// The name a spread property is compiled to in a schema 6 module: not interned, so no
     /// written property name (not even a schema 5 property called `$spread`) is this `Arc`.
@@ -338,7 +344,23 @@ impl Names {
     }
 }
 
+/// The key of an interned name in the address-keyed tables.
+#[inline]
+pub(crate) fn name_key(name: &Name) -> usize {
+    Arc::as_ptr(name).cast::<u8>() as usize
+}
+
 impl CompiledProgram {
+    /// The shapes a record's type names. The program's own names are found by address; any other
+    /// (a name interned for one evaluation, which the program does not hold) by its text.
+    #[inline]
+    pub(crate) fn shapes_of(&self, type_name: &Name) -> &[Shape] {
+        match self.shapes_at.get(&name_key(type_name)) {
+            Some(shapes) => shapes,
+            None => self.shapes.get(type_name).map_or(&[], Vec::as_slice),
+        }
+    }
+
     /// The same program evaluated without the shortcuts (see `shortcuts`): every check and
     /// construction takes the general path. For tests that hold the two to the same charges.
     #[doc(hidden)]
@@ -416,6 +438,18 @@ impl CompiledProgram {
                 }
             }
         }
+        let mut shapes_at: NameMap<usize, Box<[Shape]>> = NameMap::default();
+        let mut update_names: NameMap<usize, Name> = NameMap::default();
+        for (key, list) in &shapes {
+            let name = names.intern(key);
+            if list.iter().any(|shape| shape.case.is_none()) {
+                // The program's own name when it declares the update record; else a name of its
+                // own, kept out of the table (which bindings turn into host strings up front).
+                let update = format!("{key}.Update");
+                update_names.insert(name_key(&name), names.get(&update).unwrap_or_else(|| Arc::from(update)));
+            }
+            shapes_at.insert(name_key(&name), list.clone().into_boxed_slice());
+        }
         let mut value_slots = 0u32;
         for module in &mut modules {
             for decl in &mut module.decls {
@@ -434,7 +468,7 @@ impl CompiledProgram {
             .collect();
         images.sort();
         let schema6 = decoded.first().is_some_and(|m| m.schema >= kinds::SCHEMA_6);
-        Ok(CompiledProgram { id, value_slots, modules, shapes, names, spread, shortcuts: true, images: images.into(), schema6 })
+        Ok(CompiledProgram { id, value_slots, modules, shapes, shapes_at, update_names, names, spread, shortcuts: true, images: images.into(), schema6 })
     }
 
     /// Every text the compiled program holds once and hands to a [`HostValueSink`] by
@@ -732,7 +766,15 @@ impl ModuleCompiler<'_> {
                     _ => Intrinsic::Changed,
                 },
                 args: args.clone().into_boxed_slice(),
-                order: order.iter().map(|s| self.s(*s)).collect(),
+                order_at: {
+                    // (name address, first position), sorted by address: `changed` finds each
+                    // field's place by a binary search. The names live in the program's table.
+                    let mut at: Vec<(usize, u32)> =
+                        order.iter().enumerate().map(|(position, s)| (name_key(&self.s(*s)), position as u32)).collect();
+                    at.sort_unstable();
+                    at.dedup_by_key(|(key, _)| *key);
+                    at.into_boxed_slice()
+                },
             },
             Node::If { cond, then, otherwise } => CNode::If { cond: *cond, then: *then, otherwise: *otherwise },
             Node::IfIs { scrutinee, arms, otherwise } => CNode::IfIs {

@@ -10,6 +10,8 @@ pub const MAX_EXPRESSION_NESTING: u32 = 1000;
 pub const MAX_VALUE_NESTING: u32 = 256;
 /// Native stack one evaluation may use, measured from where it began.
 pub const DEFAULT_MAX_STACK_BYTES: usize = 1 << 20;
+/// Bytes of values one evaluation may allocate (nx-agent's own guard, not a reference limit).
+pub const DEFAULT_MAX_MEMORY: u64 = 256 << 20;
 
 /// The limits one call runs under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +24,10 @@ pub struct Limits {
     pub max_range_length: u64,
     /// Native stack bytes one call may use (a guard, not a reference limit on counts).
     pub max_stack_bytes: usize,
+    /// Bytes of values (texts, lists, records) one call may allocate, counted as they are
+    /// built and never given back within the call: nx-agent's own guard, off the operation
+    /// count, against the copies the reference's charges leave free (`apply`, `merge`).
+    pub max_memory: u64,
 }
 
 impl Default for Limits {
@@ -32,6 +38,7 @@ impl Default for Limits {
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             max_range_length: DEFAULT_MAX_RANGE_LENGTH,
             max_stack_bytes: DEFAULT_MAX_STACK_BYTES,
+            max_memory: DEFAULT_MAX_MEMORY,
         }
     }
 }

@@ -5,7 +5,7 @@
 use crate::error::IrResult;
 
 use super::machine::{Cx, Machine};
-use super::value::{len16, text_cost, Value};
+use super::value::{min_len16, text_cost, Value};
 
 impl Machine<'_> {
     /// Compares two values, charging to `cx` / `node`.
@@ -41,11 +41,15 @@ impl Machine<'_> {
             (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => Ok(*x as f64 == *y),
             (Value::Str(_) | Value::Case(_), Value::Str(_) | Value::Case(_)) => {
                 let (x, y) = (a.as_text().unwrap_or(""), b.as_text().unwrap_or(""));
-                self.tally(x.len().min(y.len()) as u64 / 64);
-                if self.budgeted {
-                    let cost = if x.len() < 64 || y.len() < 64 { 0 } else { len16(x).min(len16(y)) / 64 };
-                    self.charge(cx, node, cost)?;
+                if self.budgeted && x.len() >= 64 && y.len() >= 64 {
+                    // The charge needs the smaller UTF-16 length only: measured without
+                    // walking the longer text past it.
+                    let (units, read) = min_len16(x, y);
+                    self.tally(read / 64);
+                    self.charge(cx, node, units / 64)?;
                 }
+                // Texts of different lengths differ at once; equal lengths compare both.
+                self.tally(if x.len() == y.len() { x.len() as u64 / 64 } else { 0 });
                 Ok(x == y)
             }
             (Value::Function(x), Value::Function(y)) => Ok(x == y),
@@ -68,11 +72,17 @@ impl Machine<'_> {
             (Value::Record(x), Value::Record(y)) => {
                 match (&x.type_name, &y.type_name) {
                     (Some(p), Some(q)) => {
-                        if self.budgeted {
-                            let cost = if p.len() < 64 || q.len() < 64 { 0 } else { len16(p).min(len16(q)) / 64 };
-                            self.charge(cx, node, cost)?;
+                        if self.budgeted && p.len() >= 64 && q.len() >= 64 {
+                            let (units, read) = min_len16(p, q);
+                            self.tally(read / 64);
+                            self.charge(cx, node, units / 64)?;
                         }
-                        if p != q {
+                        // Interned names: one text is one address.
+                        if std::sync::Arc::ptr_eq(p, q) {
+                        } else if p.len() != q.len() || {
+                            self.tally(p.len() as u64 / 64);
+                            **p != **q
+                        } {
                             return Ok(false);
                         }
                     }

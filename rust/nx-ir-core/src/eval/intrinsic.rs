@@ -8,7 +8,9 @@ use crate::error::{codes, IrError, IrResult};
 
 use super::compiled::Intrinsic;
 use super::machine::{Cx, Frame, Machine};
-use super::value::{set_field, Name, Record, Text, Value};
+use super::compiled::name_key;
+use super::field_set::{applied, merged};
+use super::value::{Name, Record, Text, Value};
 
 impl Machine<'_> {
     pub(crate) fn eval_intrinsic(
@@ -18,7 +20,7 @@ impl Machine<'_> {
         index: u32,
         op: Intrinsic,
         args: &[u32],
-        order: &[Name],
+        order_at: &[(usize, u32)],
     ) -> IrResult<Value> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
@@ -46,46 +48,37 @@ impl Machine<'_> {
                 }
             }
         }
-        // Intrinsic copying is free under the charges (ir-format §6.1); the work counter sees it.
-        let sizes: Vec<u64> = records.iter().map(|r| r.fields.len() as u64 + 1).collect();
-        self.tally(sizes.iter().product::<u64>() + sizes.iter().sum::<u64>());
-                let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
+        // Intrinsic copying is free under the charges (ir-format §6.1): the work counter sees
+        // it (a field copied or set is one unit), the memory ceiling bounds it.
+        let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
         match op {
             Intrinsic::Apply => {
                 let (record, update) = (&records[0], &records[1]);
-                let expected = format!("{}.Update", type_of(record));
-                if *type_of(update) != *expected {
+                if !self.is_update_of(&type_of(update), &type_of(record)) {
+                    let expected = format!("{}.Update", type_of(record));
                     return Err(IrError::new(
                         codes::INTRINSIC,
                         format!("Intrinsic 'apply' expects a {expected}, got {} for {}.", type_of(update), type_of(record)),
                     ));
                 }
-                let mut fields = record.fields.clone();
-                for (key, value) in &update.fields {
-                    if value.is_empty() {
-                        fields.retain(|(k, _)| k != key);
-                    } else {
-                        set_field(&mut fields, Arc::clone(key), value.clone());
-                    }
-                }
-                Ok(Value::Record(Rc::new(Record::new(record.type_name.clone(), fields))))
+                self.copied(cx, index, record.fields.len() + update.fields.len())?;
+                Ok(Value::Record(Rc::new(Record::new(record.type_name.clone(), applied(record, update)))))
             }
             Intrinsic::Merge => {
                 let (a, b) = (&records[0], &records[1]);
-                if type_of(a) != type_of(b) {
+                if !self.same_name(&type_of(a), &type_of(b)) {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'merge' expects two {}, got {}.", type_of(a), type_of(b))));
                 }
-                let mut fields = a.fields.clone();
-                for (key, value) in &b.fields {
-                    set_field(&mut fields, Arc::clone(key), value.clone());
-                }
-                Ok(Value::Record(Rc::new(Record::new(a.type_name.clone(), fields))))
+                self.copied(cx, index, a.fields.len() + b.fields.len())?;
+                Ok(Value::Record(Rc::new(Record::new(a.type_name.clone(), merged(a, b)))))
             }
             Intrinsic::Diff => {
                 let (before, after) = (&records[0], &records[1]);
-                if type_of(before) != type_of(after) {
+                if !self.same_name(&type_of(before), &type_of(after)) {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'diff' expects two {}, got {}.", type_of(before), type_of(after))));
                 }
+                self.tally((before.lookup_work() + 1) * (after.fields.len() as u64 + 1) + (after.lookup_work() + 1) * (before.fields.len() as u64 + 1));
+                self.copied(cx, index, before.fields.len() + after.fields.len())?;
                 let mut names: Vec<Name> = before.fields.iter().map(|(k, _)| Arc::clone(k)).collect();
                 for (k, _) in &after.fields {
                     if before.get_name(k).is_none() {
@@ -101,21 +94,18 @@ impl Machine<'_> {
                         fields.push((name, a));
                     }
                 }
-                let type_name = self.prog_name(&format!("{}.Update", type_of(before)));
+                let type_name = self.update_name(&type_of(before));
                 Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
             }
             Intrinsic::Changed => {
                 let update = &records[0];
-                let declared: Vec<Name> = if !order.is_empty() {
-                    order.to_vec()
-                } else {
-                    let type_name = type_of(update);
-                    let shapes = self.prog.shapes.get(&type_name).map(|s| s.as_slice()).unwrap_or(&[]);
-                    match shapes {
-                        [shape] => {
-                            let (fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
-                            fields.iter().map(|f| Arc::clone(&f.name)).collect()
-                        }
+                let type_name = type_of(update);
+                // Each field's place in the declared order: from the node's order list (sorted
+                // by name address at compile time) or the one declaration of the type, found by
+                // a binary search either way, so the work follows the update's size.
+                let shape = if order_at.is_empty() {
+                    match self.prog.shapes_of(&type_name) {
+                        [shape] => Some(*shape),
                         _ => {
                             return Err(IrError::new(
                                 codes::INTRINSIC,
@@ -123,17 +113,35 @@ impl Machine<'_> {
                             ))
                         }
                     }
+                } else {
+                    None
                 };
-                let mut out = Vec::with_capacity(update.fields.len());
-                for name in &declared {
-                    if update.get_name(name).is_some() {
-                        out.push(Value::Str(Text::new(name)));
-                    }
+                let unplaced = usize::MAX;
+                let mut placed: Vec<(usize, usize)> = Vec::with_capacity(update.fields.len());
+                for (at, (name, _)) in update.fields.iter().enumerate() {
+                    let position = match shape {
+                        Some(shape) => self.declared_position(shape, name),
+                        None => {
+                            self.tally(u64::from(usize::BITS - order_at.len().leading_zeros()));
+                            order_at
+                                .binary_search_by_key(&name_key(name), |(key, _)| *key)
+                                .ok()
+                                .map(|found| order_at[found].1 as usize)
+                        }
+                    };
+                    placed.push((position.unwrap_or(unplaced), at));
                 }
-                for (k, _) in &update.fields {
-                    if !declared.iter().any(|d| d == k) {
-                        out.push(Value::Str(Text::new(k)));
-                    }
+                // Declared ones in their declared order, the rest after them as the update holds them.
+                placed.sort_unstable();
+                self.tally(placed.len() as u64 * u64::from(usize::BITS - placed.len().leading_zeros()));
+                // The list of names is free under the charges, as the intrinsics' copies are.
+                self.copied(cx, index, placed.len())?;
+                let mut out = Vec::with_capacity(placed.len());
+                for (_, at) in placed {
+                    let name = &update.fields[at].0;
+                    self.tally(1 + name.len() as u64 / 64);
+                    self.allocate(cx, Some(index), 16 + name.len() as u64)?;
+                    out.push(Value::Str(Text::new(name)));
                 }
                 Ok(Value::seq(out))
             }

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use crate::error::{codes, IrError, IrResult, SourceSpan};
 
 use super::constants::{self, Room};
-use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, TextForm};
+use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Shape, Target, TextForm};
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
 use super::text::{float32_text, float64_text};
 use super::LongRunNext;
-use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
+use super::field_set::settle;
+use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value, INDEXED_FIELDS};
 
 /// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
 /// call depth.
@@ -30,6 +31,11 @@ pub(crate) type Frame = Vec<Option<Value>>;
 pub(crate) type Props<'a> = (&'a [(Name, u32)], bool);
 
 const MAX_SLOTS: usize = 1 << 16;
+
+/// Bytes a record field takes (a name and a value), for the memory ceiling.
+pub(crate) const FIELD_BYTES: u64 = 32;
+/// Bytes a list item takes.
+pub(crate) const ITEM_BYTES: u64 = 16;
 
 pub(crate) struct Machine<'p> {
     pub prog: &'p CompiledProgram,
@@ -49,6 +55,15 @@ pub(crate) struct Machine<'p> {
     /// Work done beyond the node evaluations: values copied, allocated, read, written or
     /// compared, fields scanned, and 64-byte units of text built (see [`super::work`]).
     pub work: u64,
+    /// Of `work`, the units of copies no charge pays for (see [`super::work`]).
+    pub free_copies: u64,
+    /// Bytes of values allocated so far (never given back within the call), against
+    /// `Limits::max_memory`.
+    allocated: u64,
+    /// Interned names of types the program does not declare and their `<Type>.Update`, by the
+    /// type name's address: each formatted once per evaluation (the key is held, so its address
+    /// is not reused).
+    update_names: std::collections::HashMap<usize, (Name, Name), std::hash::BuildHasherDefault<super::compiled::NameHasher>>,
     /// Emptied vectors the evaluation reuses.
     spares: Spares,
     /// Whether the list written last held scalars only (set as a list's writing ends, so after
@@ -114,6 +129,9 @@ impl<'p> Machine<'p> {
             default_failed: false,
             extra_names: Default::default(),
             work: 0,
+            free_copies: 0,
+            allocated: 0,
+            update_names: Default::default(),
             spares: SPARES.try_with(Cell::take).unwrap_or_default(),
             wrote_scalar_list: false,
             tokens: None,
@@ -169,6 +187,68 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     pub fn tally(&mut self, units: u64) {
         self.work = self.work.wrapping_add(units);
+    }
+
+    /// Counts `bytes` of values allocated, failing with `nx-ir-resource-limit` (limit `memory`)
+    /// once the call's total passes `Limits::max_memory`.
+    #[inline(always)]
+    pub fn allocate(&mut self, cx: Cx, node: Option<u32>, bytes: u64) -> IrResult<()> {
+        self.allocated = self.allocated.saturating_add(bytes);
+        if self.allocated > self.limits.max_memory {
+            return Err(self.memory_exhausted(cx, node));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn memory_exhausted(&self, cx: Cx, node: Option<u32>) -> IrError {
+        let limit = self.limits.max_memory;
+        self.limit_fail(cx, node, "memory", limit, format!("The evaluation allocated more than {limit} bytes of values."))
+    }
+
+    /// A copy of `fields` fields the charges leave free (`apply`, `merge`, `diff`): tallied,
+    /// and counted against the memory ceiling (a field is a name and a value, 32 bytes).
+    pub fn copied(&mut self, cx: Cx, node: u32, fields: usize) -> IrResult<()> {
+        self.tally(fields as u64 + 1);
+        self.free_copies += fields as u64 + 1;
+        self.allocate(cx, Some(node), FIELD_BYTES * (fields as u64 + 1))
+    }
+
+    /// Whether names `a` and `b` are the same: interned names are equal exactly when they are
+    /// one `Arc`; a text compare only for names of equal length that are not (tallied).
+    pub fn same_name(&mut self, a: &Name, b: &Name) -> bool {
+        if Arc::ptr_eq(a, b) {
+            return true;
+        }
+        if a.len() != b.len() {
+            return false;
+        }
+        self.tally(1 + a.len() as u64 / 64);
+        a == b
+    }
+
+    /// The interned `<type_name>.Update`: the program's, found by address, for a type it
+    /// declares; otherwise formatted once per evaluation and type.
+    pub fn update_name(&mut self, type_name: &Name) -> Name {
+        self.tally(1);
+        if let Some(name) = self.prog.update_names.get(&super::compiled::name_key(type_name)) {
+            return Arc::clone(name);
+        }
+        let key = super::compiled::name_key(type_name);
+        if let Some((_, name)) = self.update_names.get(&key) {
+            return Arc::clone(name);
+        }
+        self.tally(1 + type_name.len() as u64 / 32);
+        let name = self.prog_name(&format!("{type_name}.Update"));
+        self.update_names.insert(key, (Arc::clone(type_name), Arc::clone(&name)));
+        name
+    }
+
+    /// Whether `update` names the update record of `target` (`<target>.Update`).
+    pub fn is_update_of(&mut self, update: &Name, target: &Name) -> bool {
+        let expected = self.update_name(target);
+        self.same_name(update, &expected)
     }
 
     /// Operations charged so far (only meaningful with a budget).
@@ -569,7 +649,7 @@ impl<'p> Machine<'p> {
                 })
                 .map_err(|error| self.math_call_origin(cx, index, error))
             }
-            CNode::Intrinsic { op, args, order } => self.eval_intrinsic(cx, frame, index, *op, args, order),
+            CNode::Intrinsic { op, args, order_at } => self.eval_intrinsic(cx, frame, index, *op, args, order_at),
             CNode::Record { target, name, props, content, spread } => {
                 self.eval_record(cx, frame, index, target, name, (props, *spread), content)
             }
@@ -670,6 +750,7 @@ impl<'p> Machine<'p> {
             Value::Seq(elements) => {
                 self.charge(cx, Some(node), elements.len() as u64)?;
                 self.tally(elements.len() as u64);
+                self.allocate(cx, Some(node), ITEM_BYTES * elements.len() as u64)?;
                 match Rc::try_unwrap(elements) {
                     Ok(owned) => items.extend(owned),
                     Err(shared) => items.extend(shared.iter().cloned()),
@@ -680,6 +761,7 @@ impl<'p> Machine<'p> {
                     self.charge(cx, Some(node), 1)?;
                 }
                 self.tally(1);
+                self.allocate(cx, Some(node), ITEM_BYTES)?;
                 items.push(other);
             }
         }
@@ -692,9 +774,19 @@ impl<'p> Machine<'p> {
         if spread {
             return self.spread_properties(cx, frame, props);
         }
-        self.tally(props.len() as u64 * (props.len() as u64 + 1));
+        self.allocate(cx, None, FIELD_BYTES * props.len() as u64)?;
         let mut fields = self.spare_fields();
         fields.reserve(props.len());
+        if props.len() > INDEXED_FIELDS {
+            // Many properties: set through an index of their names, not a scan per property.
+            self.tally(2 * props.len() as u64);
+            for (name, node) in props {
+                let value = self.eval(cx, frame, *node)?;
+                fields.push((Arc::clone(name), value));
+            }
+            return Ok(settle(fields));
+        }
+        self.tally(props.len() as u64 * (props.len() as u64 + 1));
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
             set_field(&mut fields, Arc::clone(name), value);
@@ -708,23 +800,24 @@ impl<'p> Machine<'p> {
     #[inline(never)]
     pub fn spread_properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
         let spread = Arc::clone(&self.prog.spread);
+        // Every property and spread field in order, repeats settled once at the end (in time
+        // linear in their number, however many a spread brings).
         let mut fields = self.spare_fields();
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
             if !Arc::ptr_eq(name, &spread) {
-                self.tally(fields.len() as u64 + 1);
-                set_field(&mut fields, Arc::clone(name), value);
+                self.tally(2);
+                fields.push((Arc::clone(name), value));
                 continue;
             }
             let Value::Record(bag) = value else {
                 return self.fail(cx, *node, codes::TYPE, "Expected a property binding bag.");
             };
-            self.tally((fields.len() as u64 + 1) * (bag.fields.len() as u64 + 1));
-            for (name, value) in &bag.fields {
-                set_field(&mut fields, Arc::clone(name), value.clone());
-            }
+            self.tally(2 * (bag.fields.len() as u64 + 1));
+            self.allocate(cx, Some(*node), FIELD_BYTES * bag.fields.len() as u64)?;
+            fields.extend(bag.fields.iter().map(|(name, value)| (Arc::clone(name), value.clone())));
         }
-        Ok(fields)
+        Ok(settle(fields))
     }
 
     /// An `nx-math-*` diagnostic that comes out of a call with no source gets the call node's
@@ -915,6 +1008,7 @@ impl<'p> Machine<'p> {
                     self.charge(cx, Some(index), cost)?;
                 }
                 self.tally(1 + (l.len() + r.len()) as u64 / 64);
+                self.allocate(cx, Some(index), (l.len() + r.len()) as u64)?;
                 return Ok(Value::Str(Text::concat(l, r)));
             }
             _ => {}
@@ -1054,18 +1148,46 @@ impl<'p> Machine<'p> {
             return Ok(value.clone());
         }
         if let Some(type_name) = &record.type_name {
-            if let Some(shapes) = self.prog.shapes.get(type_name) {
-                for shape in shapes {
-                    let (fields, update) = self.shape_fields(shape.module, shape.decl, shape.case);
-                    if let Some(field) = fields.iter().find(|f| *f.name == **name) {
-                        if update || self.admits_empty(shape.module, field.ty) {
-                            return Ok(Value::empty());
-                        }
+            let prog = self.prog;
+            for shape in prog.shapes_of(type_name) {
+                self.tally(1);
+                if let Some((field, update)) = self.declared_field(*shape, name) {
+                    if update || self.admits_empty(shape.module, field.ty) {
+                        return Ok(Value::empty());
                     }
                 }
             }
         }
         self.fail(cx, index, codes::MEMBER, format!("Object does not contain member '{name}'."))
+    }
+
+    /// The field `name` of a shape, and whether the shape is an update record: a record
+    /// declaration's by a binary search of its fields in name order (tallied as its depth), a
+    /// union case's by a scan.
+    pub fn declared_field(&mut self, shape: Shape, name: &Name) -> Option<(&'p CField, bool)> {
+        let (fields, update) = self.shape_fields(shape.module, shape.decl, shape.case);
+        let order = &self.prog.decl(shape.module, shape.decl).output_order;
+        let field = if shape.case.is_none() && order.len() == fields.len() {
+            self.tally(u64::from(usize::BITS - order.len().leading_zeros()));
+            first_in_order(fields, order, name).map(|at| &fields[at])
+        } else {
+            self.tally(fields.len() as u64);
+            fields.iter().find(|field| Arc::ptr_eq(&field.name, name) || *field.name == **name)
+        };
+        field.map(|field| (field, update))
+    }
+
+    /// The position of the field `name` in a record declaration's field order (by a binary
+    /// search of its name order), `None` for a name it does not declare.
+    pub fn declared_position(&mut self, shape: Shape, name: &str) -> Option<usize> {
+        let (fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
+        let order = &self.prog.decl(shape.module, shape.decl).output_order;
+        if shape.case.is_none() && order.len() == fields.len() {
+            self.tally(u64::from(usize::BITS - order.len().leading_zeros()));
+            return first_in_order(fields, order, name);
+        }
+        self.tally(fields.len() as u64);
+        fields.iter().position(|field| *field.name == *name)
     }
 
     /// The fields of a shape, and whether it is an update record.
@@ -1177,6 +1299,8 @@ impl<'p> Machine<'p> {
             if let Some(fused) = fused {
                 let done = self.run_fused(fused, start, position, count, &mut out);
                 if done > 0 {
+                    // The fused items against the memory ceiling (each was paid 4 operations).
+                    self.allocate(cx, Some(index), ITEM_BYTES * done)?;
                     position += done;
                     let last = (start as i128 + position as i128 - 1) as i64;
                     self.bind(frame, item, Value::Int(last))?;
@@ -1793,4 +1917,12 @@ fn every_field_written(props: &[(Name, u32)], fields: &[CField]) -> Option<[u8; 
         *place = at as u8;
     }
     Some(places)
+}
+
+/// The declaration position of the first field named `name`, `order` being the positions sorted
+/// (stably) by name bytes: a binary search, the first of a run of equal names.
+fn first_in_order(fields: &[CField], order: &[u32], name: &str) -> Option<usize> {
+    let at = order.partition_point(|&i| fields[i as usize].name.as_bytes() < name.as_bytes());
+    let position = *order.get(at)? as usize;
+    (*fields[position].name == *name).then_some(position)
 }

@@ -30,6 +30,7 @@ mod constants;
 mod constraints;
 mod cost;
 mod equality;
+mod field_set;
 mod host;
 mod interval;
 mod intrinsic;
@@ -46,11 +47,12 @@ mod value;
 pub mod work;
 
 pub use compiled::CompiledProgram;
-pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
+pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
 pub use host::{input_limit_error, measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource};
 pub use source::{ModelProgram, ProgramSource};
 pub use text::{float32_text, float64_text};
-pub use work::last_call_work;
+pub use work::{last_call_free_copies, last_call_work};
+pub(crate) use cost::limit_error;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -422,7 +424,7 @@ where
 /// `measure` (refused when over `max_input_size`, before anything runs).
 pub(crate) fn begin(limits: &Limits, usage: &mut Usage, measure: impl FnOnce(&mut SizeMeter) -> IrResult<()>) -> IrResult<()> {
     *usage = Usage::default();
-    work::record(0);
+    work::record(0, 0);
     limits.validate()?;
     check_input_size(limits, usage, measure)
 }
@@ -448,7 +450,7 @@ pub(crate) fn with_machine<R>(
     if let Some(profile) = machine.finish_profile() {
         profile::deposit(profile);
     }
-    work::record(machine.work);
+    work::record(machine.work, machine.free_copies);
     result
 }
 

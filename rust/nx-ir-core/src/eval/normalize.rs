@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
-use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
+use super::compiled::{name_key, CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
 use super::machine::{integral, Cx, Frame, Machine};
 use super::text::float64_text;
-use super::value::{CaseValue, FunctionRef, Name, Record, Value};
+use super::value::{CaseValue, FunctionRef, Name, Record, Value, INDEXED_FIELDS};
 
 /// Where a value sits, for messages; printed only on failure.
 #[derive(Clone, Copy)]
@@ -470,12 +470,26 @@ impl<'p> Machine<'p> {
         bind_all: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
         let taken = input.len();
-        // Each name is looked up among the declared fields, then each declared field among
-        // the input: both scans are bounded by the declaration's size once unknown names fail.
-        self.tally((taken as u64 + 1) * (fields.len() as u64 + 1));
-        for key in input.names() {
-            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
-                return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
+        // Many written fields: found through an index of their names (by address), so the
+        // work is linear in the fields written and declared, not their product.
+        let index = (taken > INDEXED_FIELDS).then(|| positions(input.names()));
+        if let Some(at) = &index {
+            self.tally(2 * (taken as u64 + fields.len() as u64));
+            let known = fields.iter().filter(|f| at.contains_key(&name_key(&f.name))).count();
+            if known < taken {
+                let declared: Positions = positions(fields.iter().map(|f| &f.name));
+                if let Some(key) = input.names().find(|key| !declared.contains_key(&name_key(key))) {
+                    return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
+                }
+            }
+        } else {
+            // Each name is looked up among the declared fields, then each declared field among
+            // the input: a few written fields, scanned.
+            self.tally((taken as u64 + 1) * (fields.len() as u64 + 1));
+            for key in input.names() {
+                if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
+                    return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
+                }
             }
         }
         let first_slot = frame.len() as u32;
@@ -484,7 +498,10 @@ impl<'p> Machine<'p> {
         let mut out = Vec::with_capacity(fields.len());
         for (offset, field) in fields.iter().enumerate() {
             let at = Path::Field(path, &field.name);
-            let given = input.take(&field.name);
+            let given = match &index {
+                Some(at) => at.get(&name_key(&field.name)).map(|&position| input.take_at(position as usize)),
+                None => input.take(&field.name),
+            };
             let value = match (given, field.default) {
                 (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
                 (None, Some(default)) if !explicit => {
@@ -557,6 +574,17 @@ impl<'p> Machine<'p> {
     }
 }
 
+type Positions = std::collections::HashMap<usize, u32, std::hash::BuildHasherDefault<super::compiled::NameHasher>>;
+
+/// Each name's first position, keyed by its address (names are interned).
+fn positions<'n>(names: impl Iterator<Item = &'n Name>) -> Positions {
+    let mut at = Positions::default();
+    for (position, name) in names.enumerate() {
+        at.entry(name_key(name)).or_insert(position as u32);
+    }
+    at
+}
+
 /// The written fields a construction or a host record supplies, read once per declared field.
 enum FieldInput<'a> {
     /// Shared with a value that lives on: each value read is a copy.
@@ -579,6 +607,14 @@ impl FieldInput<'_> {
             FieldInput::Owned(input) => input,
         };
         input.iter().map(|(name, _)| name)
+    }
+
+    /// The value at `position` (read at most once).
+    fn take_at(&mut self, position: usize) -> Value {
+        match self {
+            FieldInput::Shared(input) => input[position].1.clone(),
+            FieldInput::Owned(input) => std::mem::replace(&mut input[position].1, Value::Bool(false)),
+        }
     }
 
     /// The value written for `name` (each name is written at most once and read at most once).

@@ -309,6 +309,29 @@ pub(crate) fn len16(text: &str) -> u64 {
     text.chars().map(|c| c.len_utf16() as u64).sum()
 }
 
+/// The smaller of two texts' UTF-16 lengths, and the bytes read to find it: the text of fewer
+/// bytes is measured, the other only until it is known to be no shorter, so the walk is
+/// O(the smaller length) (a UTF-16 unit takes at most 3 bytes), never the longer text.
+pub(crate) fn min_len16(a: &str, b: &str) -> (u64, u64) {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let first = len16(short);
+    // `first` ≤ `short.len()` ≤ `long.len()`: when the longer text's first `first` bytes are
+    // ASCII, it holds at least `first` units.
+    if long.as_bytes()[..first as usize].is_ascii() {
+        return (first, short.len() as u64 + first);
+    }
+    let mut units = 0u64;
+    let mut read = 0usize;
+    for c in long.chars() {
+        if units >= first {
+            break;
+        }
+        units += c.len_utf16() as u64;
+        read += c.len_utf8();
+    }
+    (first.min(units), (short.len() + read) as u64)
+}
+
 /// The text cost ⌊len16 / 64⌋.
 #[inline]
 pub(crate) fn text_cost(text: &str) -> u64 {

@@ -1,21 +1,34 @@
 //! The work counter: how much the evaluator did beyond evaluating nodes, so tests can check that
 //! work stays in proportion to the operations charged (and to the input size, for what the host
 //! passed). A unit is one value copied, allocated, read from the host, written or compared, one
-//! field scanned in a lookup, or 64 bytes of text built or copied. Counting is a plain add on the
-//! machine; the total of the last call on this thread is kept here.
+//! item scanned or hashed in a lookup, or 64 bytes of text built, copied, compared or hashed.
+//! Counting is a plain add on the machine; the totals of the last call on this thread are kept
+//! here.
+//!
+//! Some work no charge pays for: the reference's cost rules make the copies of the update
+//! intrinsics free (`apply`, `merge`, `diff` copying a record's fields, `changed` listing an
+//! update's names). Those units are counted apart as well ([`last_call_free_copies`]); the
+//! memory ceiling (`Limits::max_memory`) bounds them. The bound the tests and the `work_bound`
+//! fuzz target hold every call to is work ≤ K × (operations + input size + free copies + 1).
 
 use std::cell::Cell;
 
 thread_local! {
-    static LAST: Cell<u64> = const { Cell::new(0) };
+    static LAST: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
 /// The work units of the last `evaluate_function` / `call_function` on this thread, whether it
 /// succeeded or failed.
 pub fn last_call_work() -> u64 {
-    LAST.with(Cell::get)
+    LAST.with(Cell::get).0
 }
 
-pub(crate) fn record(units: u64) {
-    LAST.with(|last| last.set(units));
+/// Of [`last_call_work`], the units of the copies no charge pays for (fields copied by `apply`,
+/// `merge` and `diff`, names listed by `changed`).
+pub fn last_call_free_copies() -> u64 {
+    LAST.with(Cell::get).1
+}
+
+pub(crate) fn record(units: u64, free_copies: u64) {
+    LAST.with(|last| last.set((units, free_copies)));
 }

@@ -5,29 +5,57 @@
 //! the debug section is present. [`crate::assemble`] reads this text back.
 //!
 //! Every index is checked: a model whose tables do not hold together is an `nx-ir-malformed`
-//! error, never a panic.
+//! error, never a panic. An image whose nodes or types refer to an earlier entry more than once
+//! (a DAG) describes a tree exponentially larger than itself: the text is built against an output
+//! limit (every node and type rendered, every name and literal written, counted as it is made),
+//! and past it explaining fails with `nx-ir-resource-limit`, limit `maxOutput`.
 
 mod layout;
 mod nodes;
+
+use std::cell::Cell;
 
 use crate::error::{IrError, IrResult};
 use crate::model::{kinds, Decl, Field, Module, Ref, Type};
 use crate::spelling::{line_column, occurrence_suffix, quote};
 use layout::{indent, Lines};
 
-/// Explains a decoded image.
+/// The output limit of [`explain_module`] and [`explain_image`]: 64 MiB of text.
+pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
+
+/// Explains a decoded image (within [`DEFAULT_MAX_OUTPUT`]).
 pub fn explain_module(module: &Module) -> IrResult<String> {
-    Explainer { module }.module()
+    explain_module_within(module, DEFAULT_MAX_OUTPUT)
+}
+
+/// Explains a decoded image in at most about `max_output` bytes of text (every node and type
+/// rendered counts one, every name and literal its length): past it, `nx-ir-resource-limit` with
+/// limit `maxOutput`. The work is in proportion to the limit, whatever the image.
+pub fn explain_module_within(module: &Module, max_output: u64) -> IrResult<String> {
+    let explainer = Explainer { module, left: Cell::new(max_output), max_output };
+    let text = explainer.module()?;
+    if text.len() as u64 > max_output {
+        return Err(explainer.output_limit());
+    }
+    Ok(text)
 }
 
 /// Explains an image given as bytes: it is validated by the reader first, so a malformed or
 /// truncated image is the reader's error.
 pub fn explain_image(bytes: &[u8]) -> IrResult<String> {
-    explain_module(&crate::image::PreparedModule::from_slice(bytes)?.to_model())
+    explain_image_within(bytes, DEFAULT_MAX_OUTPUT)
+}
+
+/// [`explain_image`] within an output limit ([`explain_module_within`]).
+pub fn explain_image_within(bytes: &[u8], max_output: u64) -> IrResult<String> {
+    explain_module_within(&crate::image::PreparedModule::from_slice(bytes)?.to_model(), max_output)
 }
 
 struct Explainer<'m> {
     module: &'m Module,
+    /// What the output limit leaves.
+    left: Cell<u64>,
+    max_output: u64,
 }
 
 fn malformed(detail: impl std::fmt::Display) -> IrError {
@@ -35,6 +63,26 @@ fn malformed(detail: impl std::fmt::Display) -> IrError {
 }
 
 impl<'m> Explainer<'m> {
+    /// Counts `units` of output against the limit.
+    fn spend(&self, units: u64) -> IrResult<()> {
+        match self.left.get().checked_sub(units) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => Err(self.output_limit()),
+        }
+    }
+
+    fn output_limit(&self) -> IrError {
+        let limit = self.max_output;
+        crate::eval::limit_error(
+            "maxOutput",
+            limit,
+            format!("Explaining the image would write more than {limit} bytes (its nodes or types are shared)."),
+        )
+    }
+
     fn module(&self) -> IrResult<String> {
         let module = self.module;
         let own = module
@@ -76,11 +124,14 @@ impl<'m> Explainer<'m> {
     }
 
     fn string(&self, index: u32) -> IrResult<&'m str> {
-        self.module
+        let text = self
+            .module
             .strings
             .get(index as usize)
             .map(String::as_str)
-            .ok_or_else(|| malformed(format!("string index {index} is out of range")))
+            .ok_or_else(|| malformed(format!("string index {index} is out of range")))?;
+        self.spend(1 + text.len() as u64)?;
+        Ok(text)
     }
 
     fn strings(&self, indices: &[u32]) -> IrResult<Vec<&'m str>> {
@@ -134,6 +185,7 @@ impl<'m> Explainer<'m> {
         if depth > nodes::MAX_DEPTH {
             return Err(malformed("types nest too deeply to explain"));
         }
+        self.spend(1)?;
         let depth = depth + 1;
         Ok(match self.type_entry(index)? {
             Type::Primitive { name } => self.string(*name)?.to_string(),

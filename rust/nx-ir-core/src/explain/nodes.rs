@@ -34,6 +34,7 @@ impl Explainer<'_> {
         if depth > MAX_DEPTH {
             return Err(malformed("nodes nest too deeply to explain"));
         }
+        self.spend(1 + depth as u64)?;
         let depth = depth + 1;
         let node = self
             .module

@@ -26,7 +26,8 @@ use super::check_image;
 use crate::error::IrError;
 use crate::eval::json::to_json;
 use crate::eval::{
-    call_function, evaluate_function, measure_input_size, CallArguments, CompiledProgram, Evaluation, HostRecord, HostValue, Limits,
+    call_function_with, evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CallArguments, CompiledProgram, Evaluation,
+    HostRecord, HostValue, HostValueBuilder, Limits, Usage,
 };
 use crate::explain::explain_image;
 use crate::image::PreparedModule;
@@ -421,14 +422,20 @@ fn same_outcome(a: &Result<Evaluation, IrError>, b: &Result<Evaluation, IrError>
     }
 }
 
-/// The evaluate target: links the images as [`link_case`] does (the resolver answers from the
-/// set only), compiles, and calls a function with the decoded arguments under the decoded
-/// limits, twice: both calls must give the same outcome, a refusal must be coded, and a result
-/// must have used no more than the budget.
-pub fn evaluate_case(data: &[u8]) {
+/// A decoded evaluate case, linked and compiled: what [`evaluate_case`] and [`work_bound_case`]
+/// call.
+struct Case {
+    call: Call,
+    program: Program,
+    compiled: CompiledProgram,
+}
+
+/// Decodes, prepares, links and compiles an evaluate case (`None` when it never reaches a call;
+/// a refusal on the way must be coded).
+fn prepared_case(data: &[u8]) -> Option<Case> {
     let mut bytes = Bytes::new(data);
     let flags = bytes.u8();
-    let Some(call) = bytes.chunk() else { return };
+    let call = bytes.chunk()?;
     let call = Call::decode(flags, call);
     let chunks: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
 
@@ -436,54 +443,88 @@ pub fn evaluate_case(data: &[u8]) {
         check_measure(arg, call.limits.max_input_size);
     }
 
-    let Some(set) = prepare_set(&chunks) else { return };
+    let set = prepare_set(&chunks)?;
     let options = LinkOptions { allow_version_mismatch: flags & 2 != 0 };
-    let Some(program) = link_set(&set, options, ResolverMode { substitute: false, fail: false }) else { return };
+    let program = link_set(&set, options, ResolverMode { substitute: false, fail: false })?;
     let compiled = match CompiledProgram::compile(&program) {
         Ok(compiled) => compiled,
         Err(error) => {
             assert_coded(&error, "compile");
-            return;
+            return None;
         }
     };
+    Some(Case { call, program, compiled })
+}
 
-    let run = || -> Result<Evaluation, IrError> {
-        if flags & 1 == 0 {
-            let names = program.entry().function_entrypoints();
-            let name = names.get(usize::from(call.entry) % names.len().max(1)).copied().unwrap_or("");
-            let args: Vec<HostValue> = call.args.iter().map(|(_, value)| value.clone()).collect();
-            return evaluate_function(&compiled, name, &args, &call.limits);
+impl Case {
+    /// The call's host values: the function record (call mode) and the arguments.
+    fn function(&self) -> Option<HostValue> {
+        if self.call.flags & 1 == 0 {
+            return None;
         }
-        let modules = program.modules();
-        let module = &modules[usize::from(call.entry) % modules.len()];
-        let decl = u32::from(call.decl) % (module.declaration_count() as u32).max(1);
-        let function = call.function.clone().unwrap_or_else(|| {
+        let modules = self.program.modules();
+        let module = &modules[usize::from(self.call.entry) % modules.len()];
+        let decl = u32::from(self.call.decl) % (module.declaration_count() as u32).max(1);
+        Some(self.call.function.clone().unwrap_or_else(|| {
             HostValue::Record(
                 HostRecord::new(Some("Function"))
                     .with("module", HostValue::str(module.identity()))
                     .with("name", HostValue::str(module.declaration_name(decl).unwrap_or(""))),
             )
-        });
-        if flags & 128 != 0 {
+        }))
+    }
+
+    /// Runs the call once under `limits`: its result and usage (filled on failure too).
+    fn run(&self, limits: &Limits) -> (Result<HostValue, IrError>, Usage) {
+        let call = &self.call;
+        let mut usage = Usage::default();
+        let Some(function) = self.function() else {
+            let names = self.program.entry().function_entrypoints();
+            let name = names.get(usize::from(call.entry) % names.len().max(1)).copied().unwrap_or("");
+            let args: Vec<Option<&HostValue>> = call.args.iter().map(|(_, value)| Some(value)).collect();
+            let result = evaluate_function_with(&self.compiled, name, &args, limits, &mut HostValueBuilder, &mut usage);
+            return (result, usage);
+        };
+        let result = if call.flags & 128 != 0 {
             let args: Vec<Option<&HostValue>> =
                 call.args.iter().map(|(name, value)| name.is_empty().then_some(value)).collect();
-            return call_function(&compiled, &function, CallArguments::Positional(&args), &call.limits);
-        }
-        let params = function_params(&program, &function);
-        let args: Vec<(&str, HostValue)> = call
-            .args
-            .iter()
-            .enumerate()
-            .map(|(at, (name, value))| {
-                let name = match name.as_str() {
-                    "" => params.get(at).map_or("", String::as_str),
-                    name => name,
-                };
-                (name, value.clone())
-            })
-            .collect();
-        let pairs: Vec<(&str, &HostValue)> = args.iter().map(|(name, value)| (*name, value)).collect();
-        call_function(&compiled, &function, CallArguments::Named(&pairs), &call.limits)
+            call_function_with(&self.compiled, &&function, CallArguments::Positional(&args), limits, &mut HostValueBuilder, &mut usage)
+        } else {
+            let params = function_params(&self.program, &function);
+            let args: Vec<(&str, &HostValue)> = call
+                .args
+                .iter()
+                .enumerate()
+                .map(|(at, (name, value))| {
+                    let name = match name.as_str() {
+                        "" => params.get(at).map_or("", String::as_str),
+                        name => name,
+                    };
+                    (name, value)
+                })
+                .collect();
+            call_function_with(&self.compiled, &&function, CallArguments::Named(&args), limits, &mut HostValueBuilder, &mut usage)
+        };
+        (result, usage)
+    }
+
+    /// The input size of everything the host passes (ir-format §6.2), measured in full.
+    fn input_size(&self) -> u64 {
+        let measure = |value: &HostValue| measure_input_size(&value, None).unwrap_or(0);
+        let args: u64 = self.call.args.iter().map(|(_, value)| measure(value)).sum();
+        1 + args + self.function().as_ref().map_or(0, measure)
+    }
+}
+
+/// The evaluate target: links the images as [`link_case`] does (the resolver answers from the
+/// set only), compiles, and calls a function with the decoded arguments under the decoded
+/// limits, twice: both calls must give the same outcome, a refusal must be coded, and a result
+/// must have used no more than the budget.
+pub fn evaluate_case(data: &[u8]) {
+    let Some(case) = prepared_case(data) else { return };
+    let run = || -> Result<Evaluation, IrError> {
+        let (result, usage) = case.run(&case.call.limits);
+        result.map(|value| Evaluation { value, usage })
     };
     let first = run();
     let second = run();
@@ -491,10 +532,62 @@ pub fn evaluate_case(data: &[u8]) {
     match &first {
         Ok(evaluation) => {
             let used = evaluation.usage.operations.expect("a budget was set, so operations are reported");
-            assert!(used <= call.limits.max_operations.unwrap_or(u64::MAX), "used {used} of {:?}", call.limits);
+            assert!(used <= case.call.limits.max_operations.unwrap_or(u64::MAX), "used {used} of {:?}", case.call.limits);
             let _ = to_json(&evaluation.value);
         }
         Err(error) => assert_coded(error, "evaluate"),
+    }
+}
+
+/// Work units one evaluation may do per operation charged and per unit of input size: the one
+/// constant of [`work_bound_case`] (and of the property tests over generated programs).
+pub const WORK_PER_UNIT: u64 = 64;
+
+/// What a call did and was paid: its work units, the operations charged, its input size, and
+/// the units of copies no charge pays for (`eval::work`; the memory ceiling bounds those).
+#[derive(Debug, Clone, Copy)]
+pub struct Paid {
+    pub work: u64,
+    pub operations: u64,
+    pub input: u64,
+    pub free_copies: u64,
+}
+
+impl Paid {
+    /// What the work is held against: operations + input size + free copies + 1.
+    pub fn units(&self) -> u64 {
+        self.operations.saturating_add(self.input).saturating_add(self.free_copies).saturating_add(1)
+    }
+}
+
+/// The work the evaluator did for a call, against what it was paid: at most [`WORK_PER_UNIT`]
+/// × (operations charged + input size + free copies + 1), whatever the call's outcome.
+pub fn work_bound(paid: Paid) -> Result<(), String> {
+    let bound = WORK_PER_UNIT.saturating_mul(paid.units());
+    if paid.work <= bound {
+        Ok(())
+    } else {
+        Err(format!("work over {WORK_PER_UNIT} × (operations + input + free copies + 1) = {bound}: {paid:?}"))
+    }
+}
+
+/// An evaluate case run once under its budget (with no input limit: the input is measured here
+/// in full): what it did and was paid; `None` when the case never reaches a call.
+pub fn work_of_case(data: &[u8]) -> Option<Paid> {
+    let case = prepared_case(data)?;
+    let limits = Limits { max_input_size: None, ..case.call.limits.clone() };
+    let (_, usage) = case.run(&limits);
+    let (work, free_copies) = (last_call_work(), last_call_free_copies());
+    Some(Paid { work, operations: usage.operations.unwrap_or(0), input: case.input_size(), free_copies })
+}
+
+/// The work-bound target: an evaluate case run once under its budget; its only assertion is
+/// [`work_bound`] (the work counter against the operations charged, the input size and the free
+/// copies).
+pub fn work_bound_case(data: &[u8]) {
+    let Some(paid) = work_of_case(data) else { return };
+    if let Err(message) = work_bound(paid) {
+        panic!("{message}");
     }
 }
 

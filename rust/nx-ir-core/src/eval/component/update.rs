@@ -15,7 +15,8 @@ use super::super::cost::Limits;
 use super::super::host::{HostValue, HostValueBuilder};
 use super::super::machine::{Cx, Machine};
 use super::super::source::ModelProgram;
-use super::super::value::{set_field, Name, Record, Value};
+use super::super::field_set::{applied, merged};
+use super::super::value::{Name, Record, Value};
 
 /// The program the helpers that need none run on: the built-in prelude alone.
 fn bare() -> IrResult<&'static CompiledProgram> {
@@ -57,6 +58,11 @@ fn record<'v>(value: &'v Value, helper: &str) -> IrResult<&'v Rc<Record>> {
     }
 }
 
+/// The record's type name (records reaching the helpers have one).
+fn name_of(record: &Record) -> Name {
+    record.type_name.clone().unwrap_or_else(|| Arc::from(""))
+}
+
 fn type_of(record: &Record) -> &str {
     record.type_name().unwrap_or("")
 }
@@ -64,43 +70,32 @@ fn type_of(record: &Record) -> &str {
 /// `apply(record, update)`: the record with each field the update holds replaced, and each it
 /// clears left out. The update must be the record's `<Type>.Update`.
 pub fn apply(target: &HostValue, update: &HostValue) -> IrResult<HostValue> {
-    with_values(bare()?, [target, update], |_, [target, update]| {
+    with_values(bare()?, [target, update], |machine, [target, update]| {
         let (target, update) = (record(&target, "apply")?, record(&update, "apply")?);
-        let expected = format!("{}.Update", type_of(target));
-        if type_of(update) != expected {
+        let (target_type, update_type) = (name_of(target), name_of(update));
+        if !machine.is_update_of(&update_type, &target_type) {
+            let expected = format!("{}.Update", type_of(target));
             return Err(IrError::new(
                 codes::INTRINSIC,
                 format!("Cannot apply '{}' to a '{}': only '{expected}' patches it.", type_of(update), type_of(target)),
             ));
         }
-        let mut fields = target.fields.clone();
-        for (name, value) in &update.fields {
-            if value.is_empty() {
-                fields.retain(|(key, _)| key != name);
-            } else {
-                set_field(&mut fields, Arc::clone(name), value.clone());
-            }
-        }
-        Ok(Value::Record(Rc::new(Record::new(target.type_name.clone(), fields))))
+        Ok(Value::Record(Rc::new(Record::new(target.type_name.clone(), applied(target, update)))))
     })
 }
 
 /// `merge(first, second)`: every field either update holds, the second's winning, cleared
 /// fields included. Both must be of one type.
 pub fn merge(first: &HostValue, second: &HostValue) -> IrResult<HostValue> {
-    with_values(bare()?, [first, second], |_, [first, second]| {
+    with_values(bare()?, [first, second], |machine, [first, second]| {
         let (first, second) = (record(&first, "merge")?, record(&second, "merge")?);
-        if first.type_name != second.type_name {
+        if !machine.same_name(&name_of(first), &name_of(second)) {
             return Err(IrError::new(
                 codes::INTRINSIC,
                 format!("Cannot merge '{}' with '{}': the updates target different records.", type_of(first), type_of(second)),
             ));
         }
-        let mut fields = first.fields.clone();
-        for (name, value) in &second.fields {
-            set_field(&mut fields, Arc::clone(name), value.clone());
-        }
-        Ok(Value::Record(Rc::new(Record::new(first.type_name.clone(), fields))))
+        Ok(Value::Record(Rc::new(Record::new(first.type_name.clone(), merged(first, second)))))
     })
 }
 
@@ -109,7 +104,7 @@ pub fn merge(first: &HostValue, second: &HostValue) -> IrResult<HostValue> {
 pub fn diff(before: &HostValue, after: &HostValue) -> IrResult<HostValue> {
     with_values(bare()?, [before, after], |machine, [before, after]| {
         let (before, after) = (record(&before, "diff")?, record(&after, "diff")?);
-        if before.type_name != after.type_name {
+        if !machine.same_name(&name_of(before), &name_of(after)) {
             return Err(IrError::new(
                 codes::INTRINSIC,
                 format!("Cannot diff '{}' against '{}': the records have different types.", type_of(before), type_of(after)),
@@ -129,7 +124,7 @@ pub fn diff(before: &HostValue, after: &HostValue) -> IrResult<HostValue> {
                 fields.push((name, next));
             }
         }
-        let type_name = machine.prog_name(&format!("{}.Update", type_of(before)));
+        let type_name = machine.update_name(&name_of(before));
         Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
     })
 }
@@ -141,16 +136,20 @@ pub fn changed(program: &CompiledProgram, update: &HostValue) -> IrResult<Vec<St
     let mut machine = Machine::new(program, &limits);
     let value = machine.read_host(&update, 0)?;
     let update = record(&value, "changed")?;
-    let shapes = program.shapes.get(type_of(update)).map(Vec::as_slice).unwrap_or(&[]);
-    let [shape] = shapes else {
+    let type_name = name_of(update);
+    let [shape] = program.shapes_of(&type_name) else {
         return Err(IrError::new(
             codes::INTRINSIC,
             format!("Cannot order the fields of '{}': the program does not declare it.", type_of(update)),
         ));
     };
-    let (fields, _) = machine.shape_fields(shape.module, shape.decl, shape.case);
-    let position = |name: &str| fields.iter().position(|field| &*field.name == name).unwrap_or(fields.len());
-    let mut names: Vec<&str> = update.fields.iter().map(|(name, _)| &**name).collect();
-    names.sort_by_key(|name| position(name));
-    Ok(names.into_iter().map(str::to_string).collect())
+    // Each field's declared position by a binary search; undeclared ones last, in their order.
+    let mut placed: Vec<(usize, usize)> = update
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(at, (name, _))| (machine.declared_position(*shape, name).unwrap_or(usize::MAX), at))
+        .collect();
+    placed.sort_unstable();
+    Ok(placed.into_iter().map(|(_, at)| update.fields[at].0.to_string()).collect())
 }

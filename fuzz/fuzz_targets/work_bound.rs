@@ -1,0 +1,24 @@
+//! The work bound: an evaluate case (fuzzed images and host values, as the `evaluate` target
+//! decodes them) run once under its budget, whose only assertion is that the evaluator's work
+//! counter stays within `WORK_PER_UNIT` × (operations charged + input size + 1)
+//! (`nx_ir_core::testing::fuzz::work_bound_case`). Half the mutations are structured
+//! (`mutate_evaluate_case`), half are libFuzzer's own.
+#![no_main]
+
+use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};
+use nx_ir_core::testing::fuzz::{mutate_evaluate_case, work_bound_case};
+
+fuzz_target!(|data: &[u8]| work_bound_case(data));
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    if seed % 2 == 0 {
+        let seed = u64::from(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        if let Some(mutated) = mutate_evaluate_case(&data[..size], seed) {
+            if mutated.len() <= max_size {
+                data[..mutated.len()].copy_from_slice(&mutated);
+                return mutated.len();
+            }
+        }
+    }
+    fuzzer_mutate(data, size, max_size)
+});

@@ -1,0 +1,210 @@
+//! Issue 15, "work that no charge pays for": each case an attacker found, as a regression that
+//! holds the evaluator's work counter (`eval::last_call_work`: every item scanned, byte copied or
+//! hashed) to the one bound the `work_bound` fuzz target asserts, work ≤ K × (operations + input
+//! size + free copies + 1) (`testing::fuzz::work_bound`), and the copies the reference's charges
+//! leave free to the memory ceiling (`Limits::max_memory`). Never a timing.
+
+use nx_ir_core::assemble::{assemble, AssembleOptions};
+use nx_ir_core::error::{codes, IrError};
+use nx_ir_core::eval::{
+    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostRecord, HostValue,
+    HostValueBuilder, Limits, ModelProgram, Usage,
+};
+use nx_ir_core::testing::fuzz::{work_bound, Paid};
+
+/// Fields of the wide record and its update.
+const WIDE: usize = 4000;
+/// Properties of the wide element.
+const PROPS: usize = 20_000;
+
+fn names(count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("f{i}")).collect()
+}
+
+fn source(type_name: &str) -> String {
+    let fields: String = names(WIDE).iter().map(|name| format!("  {name}: int?\n")).collect();
+    let ordering = names(WIDE).join(", ");
+    let props: String = (0..PROPS).map(|i| format!(" p{i}={i}")).collect();
+    let wide_props: String = names(WIDE).iter().map(|name| format!(" {name}=1")).collect();
+    let long = "é".repeat(64);
+    format!(
+        r#"module wide.nx fingerprint 1
+links @nx/prelude.nx version "1" fingerprint 16429037828798365428
+requires ranges-v1 update-records-v1 update-intrinsics-v1
+entrypoints functions [changedOrdered changedDeclared applied appliedOnly merged diffed same element record] components []
+
+record {type_name}
+{fields}
+record {type_name}.Update update of {type_name}
+{fields}
+function changedOrdered(u: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (changed(u) ordering {ordering} eq 0)
+
+function changedDeclared(u: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (changed(u) eq 0)
+
+function applied(w: object, u: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    apply(w, u)
+
+function appliedOnly(w: object, u: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (apply(w, u) eq 0)
+
+function merged(u: object, v: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    merge(u, v)
+
+function diffed(w: object, v: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (diff(w, v) eq 0)
+
+function same(s: string, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (s eq "{long}")
+
+function element(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (<div{props} /> eq 0)
+
+function record(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (<{type_name}{wide_props} /> eq 0)
+"#
+    )
+}
+
+fn program(type_name: &str) -> CompiledProgram {
+    let module = assemble(&source(type_name), &AssembleOptions::default()).expect("assembles");
+    let prelude = nx_ir_core::prelude::prelude_model(module.schema).expect("the prelude assembles");
+    CompiledProgram::compile(&ModelProgram::link(vec![module, prelude]).expect("links")).expect("compiles")
+}
+
+struct Outcome {
+    result: Result<HostValue, IrError>,
+    paid: Paid,
+}
+
+fn run(program: &CompiledProgram, name: &str, args: &[HostValue], limits: Limits) -> Outcome {
+    let args_ref: Vec<Option<&HostValue>> = args.iter().map(Some).collect();
+    let mut usage = Usage::default();
+    let result = evaluate_function_with(program, name, &args_ref, &limits, &mut HostValueBuilder, &mut usage);
+    let input = 1 + args.iter().map(|arg| measure_input_size(&arg, None).expect("measures")).sum::<u64>();
+    let paid = Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input, free_copies: last_call_free_copies() };
+    Outcome { result, paid }
+}
+
+impl Outcome {
+    /// Within the bound; returns the work per unit paid.
+    fn bounded(&self) -> f64 {
+        if let Err(message) = work_bound(self.paid) {
+            panic!("{message}");
+        }
+        self.paid.work as f64 / self.paid.units() as f64
+    }
+
+    fn limit(&self) -> (&'static str, u64) {
+        let error = self.result.as_ref().expect_err("fails");
+        assert_eq!(error.code(), codes::RESOURCE_LIMIT, "{error:?}");
+        let limit = error.diagnostics[0].limit.as_ref().expect("a limit");
+        (limit.name, limit.value)
+    }
+}
+
+const BUDGET: u64 = 100_000;
+
+fn wide(type_name: &str, count: usize) -> HostValue {
+    let mut record = HostRecord::new(Some(type_name));
+    for name in names(count) {
+        record = record.with(&name, HostValue::Int(1));
+    }
+    HostValue::Record(record)
+}
+
+fn int(i: i64) -> HostValue {
+    HostValue::Int(i)
+}
+
+#[test]
+fn changed_of_a_wide_update_is_linear_in_its_fields() {
+    let program = program("Wide");
+    for name in ["changedOrdered", "changedDeclared"] {
+        let out = run(&program, name, &[wide("Wide.Update", WIDE), int(20)], Limits::with_budget(BUDGET));
+        assert!(out.result.is_ok(), "{name}: {:?}", out.result);
+        // A scan of the declared names per field would be WIDE² = 16M units per call.
+        assert!(out.paid.work < 40 * (WIDE as u64) * 20, "{name}: {:?}", out.paid);
+        out.bounded();
+    }
+}
+
+#[test]
+fn kept_copies_of_apply_and_merge_end_at_the_memory_ceiling() {
+    let program = program("Wide");
+    let limits = Limits { max_memory: 16 << 20, ..Limits::with_budget(BUDGET) };
+    // Each copy is 4,001 fields of 32 bytes: 16 MiB holds about 130 of them.
+    let out = run(&program, "applied", &[wide("Wide", WIDE), wide("Wide.Update", 3), int(10_000)], limits.clone());
+    assert_eq!(out.limit(), ("memory", 16 << 20));
+    assert!(out.paid.operations < 10_000, "{:?}", out.paid);
+    out.bounded();
+    let out = run(&program, "merged", &[wide("Wide.Update", WIDE), wide("Wide.Update", WIDE), int(10_000)], limits);
+    assert_eq!(out.limit(), ("memory", 16 << 20));
+    out.bounded();
+    // Under the default ceiling a few copies run, their work in proportion to what they copied.
+    let out = run(&program, "applied", &[wide("Wide", WIDE), wide("Wide.Update", WIDE), int(10)], Limits::with_budget(BUDGET));
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    // Setting each of the update's fields by a scan would be WIDE² per copy.
+    assert!(out.paid.work < 100 * (WIDE as u64) * 10, "{:?}", out.paid);
+    out.bounded();
+}
+
+#[test]
+fn diff_of_wide_records_is_bounded() {
+    let program = program("Wide");
+    let out = run(&program, "diffed", &[wide("Wide", WIDE), wide("Wide", WIDE / 2), int(5)], Limits::with_budget(BUDGET));
+    out.bounded();
+}
+
+#[test]
+fn comparing_a_long_string_reads_only_the_shorter_length() {
+    let program = program("Wide");
+    let long = HostValue::str("é".repeat(1 << 20));
+    let out = run(&program, "same", &[long, int(2000)], Limits::with_budget(BUDGET));
+    assert!(matches!(&out.result, Ok(HostValue::List(items)) if items.len() == 2000), "{:?}", out.result);
+    // Reading the whole 2 MB text per comparison would be 32,768 units each (65M in all); the
+    // shorter text is 128 bytes.
+    assert!(out.paid.work < 200_000, "{:?}", out.paid);
+    out.bounded();
+}
+
+#[test]
+fn many_properties_are_linear_in_their_count() {
+    let program = program("Wide");
+    let out = run(&program, "element", &[int(3)], Limits::with_budget(BUDGET));
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    // Settling the properties by a scan each would be PROPS² = 400M units per element.
+    assert!(out.paid.work < 20 * (PROPS as u64) * 3, "{:?}", out.paid);
+    out.bounded();
+    let out = run(&program, "record", &[int(3)], Limits::with_budget(BUDGET));
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    assert!(out.paid.work < 40 * (WIDE as u64) * 3, "{:?}", out.paid);
+    out.bounded();
+}
+
+#[test]
+fn a_megabyte_type_name_is_neither_formatted_nor_hashed_per_intrinsic() {
+    let type_name = format!("W{}", "x".repeat(1 << 20));
+    let program = program(&type_name);
+    let update = format!("{type_name}.Update");
+    // The type name is the program's own: every apply and diff finds it by address.
+    let out = run(&program, "appliedOnly", &[wide(&type_name, 2), wide(&update, 1), int(2000)], Limits::with_budget(BUDGET));
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    // Formatting or hashing the name per call would be 16,384 units each.
+    assert!(out.paid.work < 200_000, "{:?}", out.paid);
+    out.bounded();
+    let out = run(&program, "diffed", &[wide(&type_name, 2), wide(&type_name, 1), int(2000)], Limits::with_budget(BUDGET));
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    assert!(out.paid.work < 200_000, "{:?}", out.paid);
+    out.bounded();
+}
