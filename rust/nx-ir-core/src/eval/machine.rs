@@ -11,7 +11,7 @@ use super::constants::{self, Room};
 use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Target, TextForm};
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
-use super::text::{float32_text, float64_text};
+use super::text::{float32_text, write_float64, NumberText};
 use super::LongRunNext;
 use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
 
@@ -1007,7 +1007,12 @@ impl<'p> Machine<'p> {
     fn text(&self, cx: Cx, index: u32, value: &Value, form: TextForm) -> IrResult<Value> {
         let text = match (form, value) {
             (TextForm::Int | TextForm::Float64, Value::Int(i)) => return Ok(Value::Str(Text::int(*i))),
-            (TextForm::Int | TextForm::Float64, Value::Float(f)) => float64_text(*f),
+            // Float forms are laid out on the stack and copied once into the text.
+            (TextForm::Int | TextForm::Float64, Value::Float(f)) => {
+                let mut out = NumberText::new();
+                write_float64(*f, &mut out);
+                return Ok(Value::Str(Text::new(out.as_str())));
+            }
             (TextForm::Float32, Value::Int(i)) => float32_text(*i as f64),
             (TextForm::Float32, Value::Float(f)) => float32_text(*f),
             (TextForm::Boolean, Value::Bool(b)) => (if *b { "true" } else { "false" }).to_string(),
