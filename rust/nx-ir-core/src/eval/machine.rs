@@ -13,7 +13,7 @@ use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
 use super::text::{float32_text, write_float64, NumberText};
 use super::LongRunNext;
-use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
+use super::value::{int_digits, len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
 
 /// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
 /// call depth.
@@ -860,6 +860,7 @@ impl<'p> Machine<'p> {
                 let right = self.eval(cx, frame, rhs)?;
                 Ok(Value::Bool(self.boolean(cx, index, &right, name)?))
             }
+            BinOp::Concat => self.eval_concat(cx, frame, index, lhs, rhs),
             _ => {
                 if let Some(value) = self.leaf_binary(cx, frame, op, lhs, rhs) {
                     return Ok(value);
@@ -883,6 +884,41 @@ impl<'p> Machine<'p> {
                 self.binary(cx, index, op, left, right)
             }
         }
+    }
+
+    /// `concat`. A right operand that is an integer's text conversion (`"item " + i`) is
+    /// written straight after the left text, in one allocation: the conversion node is charged
+    /// and nested exactly as [`Machine::eval`] would, and any other operand takes the general path.
+    fn eval_concat(&mut self, cx: Cx, frame: &mut Frame, index: u32, lhs: u32, rhs: u32) -> IrResult<Value> {
+        let prog: &'p CompiledProgram = self.prog;
+        let conversion = match prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(rhs as usize)) {
+            Some(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) }) => Some((*operand, *form)),
+            _ => None,
+        };
+        let left = self.eval(cx, frame, lhs)?;
+        let Some((operand, form)) = conversion else {
+            let right = self.eval(cx, frame, rhs)?;
+            return self.binary(cx, index, BinOp::Concat, left, right);
+        };
+        // `eval(rhs)` of the conversion node: its charge, then its operand one level deeper.
+        self.charge_node(cx, rhs)?;
+        self.nesting += 1;
+        let value = self.eval(cx, frame, operand);
+        self.nesting -= 1;
+        let value = value?;
+        if let (Some(l), Value::Int(i)) = (left.as_text(), &value) {
+            let mut digits = [0u8; 20];
+            let r = int_digits(*i, &mut digits);
+            if self.budgeted {
+                // Both texts' UTF-16 lengths: the digits are ASCII, one unit a byte.
+                let cost = (len16(l) + r.len() as u64) / 64;
+                self.charge(cx, Some(index), cost)?;
+            }
+            self.tally(1 + (l.len() + r.len()) as u64 / 64);
+            return Ok(Value::Str(Text::concat(l, r)));
+        }
+        let right = self.text(cx, rhs, &value, form)?;
+        self.binary(cx, index, BinOp::Concat, left, right)
     }
 
     fn binary(&mut self, cx: Cx, index: u32, op: BinOp, left: Value, right: Value) -> IrResult<Value> {
