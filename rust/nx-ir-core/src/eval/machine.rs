@@ -895,30 +895,66 @@ impl<'p> Machine<'p> {
             Some(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) }) => Some((*operand, *form)),
             _ => None,
         };
+        // A text literal on the left is read in place (its charge as `eval` makes it), not
+        // cloned: no count to raise and drop per item.
+        if let Some((operand, form)) = conversion {
+            if let Some(CNode::Str(literal)) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(lhs as usize)) {
+                self.charge_node(cx, lhs)?;
+                return self.concat_conversion(cx, frame, index, literal, rhs, operand, form);
+            }
+        }
         let left = self.eval(cx, frame, lhs)?;
         let Some((operand, form)) = conversion else {
             let right = self.eval(cx, frame, rhs)?;
             return self.binary(cx, index, BinOp::Concat, left, right);
         };
-        // `eval(rhs)` of the conversion node: its charge, then its operand one level deeper.
+        if left.as_text().is_none() {
+            let right = self.eval(cx, frame, rhs)?;
+            return self.binary(cx, index, BinOp::Concat, left, right);
+        }
+        match &left {
+            Value::Str(text) => self.concat_conversion(cx, frame, index, text, rhs, operand, form),
+            _ => {
+                let case = left.as_text().unwrap_or("").to_string();
+                self.concat_conversion(cx, frame, index, &case, rhs, operand, form)
+            }
+        }
+    }
+
+    /// `left` (already evaluated) concatenated with the text conversion node `rhs` of
+    /// `operand`: the conversion charged and nested as `eval(rhs)` would, an integer's digits
+    /// written on the stack and copied once into the result.
+    #[allow(clippy::too_many_arguments)]
+    fn concat_conversion(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        left: &str,
+        rhs: u32,
+        operand: u32,
+        form: TextForm,
+    ) -> IrResult<Value> {
         self.charge_node(cx, rhs)?;
         self.nesting += 1;
         let value = self.eval(cx, frame, operand);
         self.nesting -= 1;
         let value = value?;
-        if let (Some(l), Value::Int(i)) = (left.as_text(), &value) {
-            let mut digits = [0u8; 20];
-            let r = int_digits(*i, &mut digits);
-            if self.budgeted {
-                // Both texts' UTF-16 lengths: the digits are ASCII, one unit a byte.
-                let cost = (len16(l) + r.len() as u64) / 64;
-                self.charge(cx, Some(index), cost)?;
+        let mut digits = [0u8; 20];
+        let converted;
+        let right: &str = match &value {
+            Value::Int(i) => int_digits(*i, &mut digits),
+            _ => {
+                converted = self.text(cx, rhs, &value, form)?;
+                converted.as_text().unwrap_or("")
             }
-            self.tally(1 + (l.len() + r.len()) as u64 / 64);
-            return Ok(Value::Str(Text::concat(l, r)));
+        };
+        if self.budgeted {
+            let cost = (len16(left) + len16(right)) / 64;
+            self.charge(cx, Some(index), cost)?;
         }
-        let right = self.text(cx, rhs, &value, form)?;
-        self.binary(cx, index, BinOp::Concat, left, right)
+        self.tally(1 + (left.len() + right.len()) as u64 / 64);
+        Ok(Value::Str(Text::concat(left, right)))
     }
 
     fn binary(&mut self, cx: Cx, index: u32, op: BinOp, left: Value, right: Value) -> IrResult<Value> {
