@@ -214,11 +214,14 @@ def render(data: dict[str, Any]) -> str:
         )
     out.append("")
     out += _targets(results, metered, info["python"])
+    out += _work_targets(results, metered)
     out += _find_plans(results, notes, metered)
     out += _loop(results, notes, metered, "squares", "2. The squares of 0..n-1 as a list, under a budget")
-    out += _loop(results, notes, metered, "items", '3. Strings built in a loop: `"item " + i` for i in 0..n-1')
+    out += _loop(results, notes, metered, "items", '3. Strings built in a loop: `"item " + i` for i in 0..n-1 (also issue 19\'s strings workload)')
     out += _cold_start(results)
     out += _threads(results)
+    out += _work(results, notes, metered)
+    out += _reference(results)
     out += _budgets(budgets)
     return "\n".join(out) + "\n"
 
@@ -367,6 +370,186 @@ def _targets(results: Results, metered: set[str], python: str) -> list[str]:
         figures = ", ".join(f"{v:.1f} at n = {n:,}" for n, v in sorted(per_op.items()))
         out.append(f"- At most {MAX_NS_PER_OPERATION:.0f} ns per operation on workload 2: {verdict} ({figures} ns/op).")
     out += _thread_target(results, python)
+    return out + [""]
+
+
+# --- The work-tool workloads (issue 19) ----------------------------------------------------------
+
+#: Workload -> its title in the report.
+WORK_TITLES = {
+    "floats": "float text: `text(i * 0.1)`",
+    "catalog": "catalog: products built, filtered, mapped to offers",
+    "nested": "nested records: Entry > Detail > Leaf per item",
+    "summarize": "host input: 1,000 orders (with a nested customer) summarised",
+}
+#: The issue's targets: ratios against the reference runtime, and ns per operation.
+MIN_REFERENCE_RATIO = 3.0
+MAX_GENERAL_NS_PER_OPERATION = 12.0
+REFERENCE_ENGINE = "nx-ir-runtime 0.10.0"
+
+
+def _reference_records(results: Results) -> list[dict[str, Any]]:
+    for b in results.of("reference"):
+        records: list[dict[str, Any]] = b["extra_info"].get("records", [])
+        return records
+    return []
+
+
+def _ours(results: Results, workload: str, n: int) -> dict[str, Any] | None:
+    """nx-agent's benchmark of a workload at n: the items loop is section 3's."""
+    return results.find(workload, NX, n=n)
+
+
+def _work(results: Results, notes: dict[str, dict[str, str]], metered: set[str]) -> list[str]:
+    out = [
+        "## 6. Work tools: float text, a catalog, nested records, input from the host",
+        "",
+        "The NX program is `benches/programs/workloads.nxir.txt` (explain text we wrote; the "
+        "oracle's `workloads-bench` times the same image in the reference runtime, section 7). "
+        "Each call from Python under a budget of 400 n + 1,000 operations; results converted to "
+        "plain Python and asserted equal to the same values computed in Python. Peer cells: time "
+        "(ratio to nx-agent).",
+        "",
+    ]
+    workloads = [w for w in WORK_TITLES if results.of(w)]
+    if not workloads:
+        return out + ["(not run)", ""]
+    engines: list[str] = []
+    for w in workloads:
+        engines += [e for e in results.engines(w) if e not in engines]
+    header = ["engine", "budget"]
+    for w in workloads:
+        n = results.of(w)[0]["extra_info"]["n"]
+        header.append(f"{WORK_TITLES[w]} (n = {n:,})")
+    rows = []
+    for engine in engines:
+        row = [engine, "yes" if engine == NX or engine in metered else "no"]
+        for w in workloads:
+            bench = results.find(w, engine)
+            ours = results.find(w, NX)
+            if bench is None:
+                row.append("not run (see below)")
+            elif engine == NX:
+                row.append(_nx_cell(bench))
+            elif ours is None:
+                row.append(duration(median(bench)))
+            else:
+                row.append(f"{duration(median(bench))} ({ratio(median(bench) / median(ours))})")
+        rows.append(row)
+    out += table(header, rows)
+    gaps = [
+        f"- {engine}, {w}: {text}"
+        for engine, per in notes.items()
+        for w in workloads
+        if (text := per.get(w))
+    ]
+    if gaps:
+        out += ["", "How each peer runs a workload, or why it does not:", "", *gaps]
+    return out + [""]
+
+
+def _reference(results: Results) -> list[str]:
+    out = [
+        "## 7. Against the NX reference runtime (`nx-ir-runtime` 0.10.0)",
+        "",
+        "The oracle crate's release binary `workloads-bench` (fat LTO, as the extension is built) "
+        "runs each workload in nx-ir-core and in the reference runtime on the same image and "
+        "budget, in one process, their rounds interleaved, after checking both engines' results "
+        "and operation counts equal; each figure is the median round, evaluation only (the "
+        "reference's host values in and out, no Python). nx-agent from Python is this run's "
+        "median through `ir.evaluate_function` (argument conversion, evaluation, the Python "
+        "result). Ratio = reference time / nx-agent time.",
+        "",
+    ]
+    records = _reference_records(results)
+    if not records:
+        return out + ["(not run)", ""]
+    by: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
+    for r in records:
+        by.setdefault((r["workload"], r["n"]), {})[r["engine"]] = r
+    rows = []
+    for (workload, n), engines in by.items():
+        core, reference = engines.get("nx-ir-core"), engines.get(REFERENCE_ENGINE)
+        if core is None or reference is None:
+            continue
+        ops = reference["operations"]
+        ours = _ours(results, workload, n)
+        python = f"{duration(median(ours))}, {median(ours) / ops * 1e9:.1f} ns/op" if ours else "not run"
+        python_ratio = ratio(reference["ns_per_call"] / 1e9 / median(ours)) if ours else "—"
+        rows.append(
+            [
+                f"{workload} n = {n:,}",
+                f"{ops:,}",
+                f"{duration(reference['ns_per_call'] / 1e9)}, {reference['ns_per_operation']:.1f} ns/op",
+                f"{duration(core['ns_per_call'] / 1e9)}, {core['ns_per_operation']:.1f} ns/op",
+                ratio(reference["ns_per_call"] / core["ns_per_call"]),
+                python,
+                python_ratio,
+            ]
+        )
+    out += table(
+        ["workload", "operations", REFERENCE_ENGINE, "nx-ir-core in Rust", "ratio (Rust)", "nx-agent from Python", "ratio (Python end to end)"],
+        rows,
+    )
+    return out + [""]
+
+
+def _work_targets(results: Results, metered: set[str]) -> list[str]:
+    """Issue 19's targets over the work-tool workloads (items, floats, catalog, nested,
+    summarize)."""
+    cases: list[tuple[str, int]] = sorted({("items", b["extra_info"]["n"]) for b in results.of("items")})
+    cases += [(w, results.of(w)[0]["extra_info"]["n"]) for w in WORK_TITLES if results.of(w)]
+    if not cases:
+        return []
+    behind: list[str] = []
+    per_op: list[str] = []
+    worst_op = 0.0
+    for workload, n in cases:
+        ours = results.find(workload, NX, n=n)
+        if ours is None:
+            continue
+        ns = median(ours) / ours["extra_info"]["operations"] * 1e9
+        worst_op = max(worst_op, ns)
+        per_op.append(f"{workload} {n:,}: {ns:.1f}")
+        for bench in results.of(workload):
+            info = bench["extra_info"]
+            if info["engine"] in (NX, PYTHON) or info.get("n") != n:
+                continue
+            paired = results.find(f"{workload}_paired", info["engine"], n=n)
+            times = median(bench) / median(ours) if paired is None else paired["extra_info"]["ratio"]
+            if times < 1:
+                kind = "metered" if info["engine"] in metered else "unmetered"
+                how = "" if paired is None else ", interleaved"
+                behind.append(f"{workload} n = {n:,}: {info['engine']} ({kind}{how}) {ratio(times)}")
+    out = ["Issue 19 (the work tools: items, floats, catalog, nested, summarize):", ""]
+    verdict = "met" if not behind else "not met; faster than nx-agent: " + "; ".join(behind)
+    out.append(f"- Ahead of every peer on every work-tool workload it can express (the Python floor is not a peer): {verdict}.")
+    records = _reference_records(results)
+    if records:
+        by: dict[tuple[str, int], dict[str, Any]] = {
+            (r["workload"], r["n"]): r for r in records if r["engine"] == REFERENCE_ENGINE
+        }
+        figures = []
+        short = False
+        for workload, n in cases:
+            reference, ours = by.get((workload, n)), results.find(workload, NX, n=n)
+            if reference is None or ours is None:
+                continue
+            value = reference["ns_per_call"] / 1e9 / median(ours)
+            short = short or value < MIN_REFERENCE_RATIO
+            figures.append(f"{workload} {n:,}: {value:.2f}×")
+        verdict = "not met" if short else "met"
+        out.append(
+            f"- At least {MIN_REFERENCE_RATIO:.0f}× the reference runtime (its evaluation alone against "
+            f"nx-agent from Python end to end): {verdict} ({', '.join(figures)})."
+        )
+    verdict = "met" if worst_op <= MAX_GENERAL_NS_PER_OPERATION else "not met"
+    out.append(
+        f"- At most {MAX_GENERAL_NS_PER_OPERATION:.0f} ns per operation end to end on every workload "
+        f"(none of these loops is a fused one: each runs node by node through the general "
+        f"interpreter): {verdict} ({', '.join(per_op)} ns/op; spread {worst_op / max(min(float(p.split(': ')[1]) for p in per_op), 1e-9):.1f}× "
+        "between the cheapest and the dearest workload per operation)."
+    )
     return out + [""]
 
 

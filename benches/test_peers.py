@@ -176,6 +176,116 @@ def test_peer_items(benchmark: Any, peer: Peer, n: int) -> None:
     record(benchmark, "items", peer.name, n)
 
 
+#: Workload 3 interleaved with the engines closest to nx-agent (as workload 2 is): rounds per size.
+PAIRED_ITEMS_ROUNDS = {10**5: 51, 10**6: 11}
+PAIRED_ITEMS_PEERS = ("Python (unsandboxed)", "wasm (wasmtime, fuel)")
+
+
+@pytest.mark.parametrize(
+    ("peer", "n"),
+    [c for c in peer_cases("items", tuple(PAIRED_ITEMS_ROUNDS)) if c.values[0].name in PAIRED_ITEMS_PEERS],
+)
+def test_paired_items(benchmark: Any, peer: Peer, n: int) -> None:
+    benchmark.group = f"items paired n={n}"
+    expected = workloads.items(n)
+    assert nx.loop(LOOPS, "items", n).value == expected and peer.items(n) == expected
+    ours: list[float] = []
+    theirs: list[float] = []
+
+    def timed(call: Callable[[], Any], into: list[float]) -> None:
+        start = time.perf_counter()
+        call()
+        into.append(time.perf_counter() - start)
+
+    def pair() -> None:
+        calls = [(lambda: nx.loop(LOOPS, "items", n), ours), (lambda: peer.items(n), theirs)]
+        for call, into in calls if len(ours) % 2 == 0 else calls[::-1]:
+            timed(call, into)
+
+    benchmark.pedantic(pair, rounds=PAIRED_ITEMS_ROUNDS[n], iterations=1)
+    ratios = [peer_time / our_time for our_time, peer_time in zip(ours, theirs)]
+    record(
+        benchmark,
+        "items_paired",
+        peer.name,
+        n,
+        nx_median=statistics.median(ours),
+        peer_median=statistics.median(theirs),
+        ratio=statistics.median(ratios),
+        rounds=len(ratios),
+    )
+
+
+# --- The work-tool workloads (issue 19): float text, a catalog, nested records, host input -----
+
+WORK = nx.workloads_program()
+ORDERS = workloads.orders()
+#: Workload -> (n, the NX function's argument, the expected value).
+WORK_CASES: dict[str, tuple[int, Any, Any]] = {
+    "floats": (workloads.FLOATS_SIZE, workloads.FLOATS_SIZE, workloads.floats(workloads.FLOATS_SIZE)),
+    "catalog": (workloads.CATALOG_SIZE, workloads.CATALOG_SIZE, workloads.catalog(workloads.CATALOG_SIZE)),
+    "nested": (workloads.NESTED_SIZE, workloads.NESTED_SIZE, workloads.nested(workloads.NESTED_SIZE)),
+    "summarize": (workloads.ORDERS_SIZE, ORDERS, workloads.summarize(ORDERS)),
+}
+
+
+@pytest.mark.parametrize("workload", list(WORK_CASES))
+def test_nx_work(benchmark: Any, workload: str) -> None:
+    n, arg, expected = WORK_CASES[workload]
+    benchmark.group = f"{workload} n={n}"
+    result = benchmark(nx.work, WORK, workload, arg, n)
+    assert result.value == expected
+    record(benchmark, workload, NX, n, operations=result.usage["operations"])
+
+
+def _work_cases() -> list[Any]:
+    cases = []
+    for workload in WORK_CASES:
+        for peer in PEERS:
+            n = WORK_CASES[workload][0]
+            # Only the peers that express the workload (the others keep Peer's refusal, and
+            # the report gives their note instead of a figure).
+            if getattr(type(peer), workload) is not getattr(Peer, workload):
+                cases.append(pytest.param(peer, workload, id=f"{type(peer).__name__}-{workload}-{n}"))
+    return cases
+
+
+@pytest.mark.parametrize(("peer", "workload"), _work_cases())
+def test_peer_work(benchmark: Any, peer: Peer, workload: str) -> None:
+    n, _, expected = WORK_CASES[workload]
+    benchmark.group = f"{workload} n={n}"
+    call: Callable[[], Any] = (
+        (lambda: peer.summarize(ORDERS)) if workload == "summarize" else (lambda: getattr(peer, workload)(n))
+    )
+    assert benchmark(call) == expected
+    record(benchmark, workload, peer.name, n)
+
+
+#: What the oracle's workloads-bench printed (one record per workload, n and engine).
+REFERENCE_BIN = "workloads-bench"
+
+
+def test_reference_runtime_workloads(benchmark: Any) -> None:
+    """Runs the oracle's release binary `workloads-bench`: nx-ir-core and nx-ir-runtime 0.10.0
+    on the same image (benches/programs/workloads.nxir.txt) and budgets, evaluation only, their
+    results and operation counts checked equal before timing. Each record goes into this
+    benchmark's extra_info for the report (the benchmark's own timing is of nothing)."""
+    root = Path(__file__).resolve().parent.parent
+    manifest = root / "oracle" / "Cargo.toml"
+    env = {**os.environ, "CARGO_BUILD_JOBS": os.environ.get("CARGO_BUILD_JOBS", "1")}
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--release", "--ignore-rust-version", "--manifest-path", str(manifest), "--bin", REFERENCE_BIN],
+        check=True,
+        env=env,
+    )
+    binary = root / "oracle" / "target" / "release" / REFERENCE_BIN
+    output = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
+    records = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert {r["workload"] for r in records} == {"items", "floats", "catalog", "nested", "summarize"}
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    benchmark.extra_info.update(workload="reference", engine="oracle", records=records)
+
+
 # --- Workload 4: cold start of a serverless function, a fresh interpreter each round -----------
 
 

@@ -36,3 +36,22 @@ class Peer(ABC):
     @abstractmethod
     def items(self, n: int) -> list[str]:
         """Workload 3: `"item <i>"` for i in 0..n-1 as a list, built in a loop."""
+
+    # The work-tool workloads (issue 19): a peer that cannot express one keeps the default,
+    # which refuses with the reason in `notes`.
+
+    def floats(self, n: int) -> list[str]:
+        """`text(i * 0.1)` for i in 0..n-1, as ECMAScript writes numbers."""
+        raise Refused(self.notes.get("floats", "not expressible"))
+
+    def catalog(self, n: int) -> list[dict[str, Any]]:
+        """n products built, those of category 3 in stock mapped to offers (records)."""
+        raise Refused(self.notes.get("catalog", "not expressible"))
+
+    def nested(self, n: int) -> list[dict[str, Any]]:
+        """A 3-level record per item for n items."""
+        raise Refused(self.notes.get("nested", "not expressible"))
+
+    def summarize(self, orders: list[dict[str, Any]]) -> list[str]:
+        """The skus of the host's orders worth more than 900 (quantity * price)."""
+        raise Refused(self.notes.get("summarize", "not expressible"))

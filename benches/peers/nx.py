@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 from nx_agent import examples, ir
 
 from . import workloads
@@ -66,3 +67,17 @@ def find_plans(program: ir.Program, team_size: int) -> ir.Evaluation:
 def loop(program: ir.Program, name: str, n: int) -> ir.Evaluation:
     """Workloads 2 and 3: one metered call of a loop function."""
     return ir.evaluate_function(program, name, (n,), max_operations=workloads.loop_budget(n))
+
+
+#: The work-tool workloads (issue 19): explain text the oracle's workloads-bench also times.
+WORKLOADS_TEXT = Path(__file__).resolve().parents[1] / "programs" / "workloads.nxir.txt"
+
+
+def workloads_program() -> ir.Program:
+    """benches/programs/workloads.nxir.txt, linked."""
+    return ir.link_program(ir.prepare_module(ir.assemble(WORKLOADS_TEXT.read_text(encoding="utf-8"))))
+
+
+def work(program: ir.Program, name: str, arg: Any, n: int) -> ir.Evaluation:
+    """One metered call of a work-tool workload over n items (budget 400 n + 1,000)."""
+    return ir.evaluate_function(program, name, (arg,), max_operations=workloads.loop_budget(n))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import workloads
 from .base import Peer
 
 
@@ -20,6 +21,18 @@ class PythonFloor(Peer):
 
     def items(self, n: int) -> list[str]:
         return ["item " + str(i) for i in range(n)]
+
+    def floats(self, n: int) -> list[str]:
+        return workloads.floats(n)
+
+    def catalog(self, n: int) -> list[dict[str, Any]]:
+        return workloads.catalog(n)
+
+    def nested(self, n: int) -> list[dict[str, Any]]:
+        return workloads.nested(n)
+
+    def summarize(self, orders: list[dict[str, Any]]) -> list[str]:
+        return workloads.summarize(orders)
 
     def spin(self, n: int) -> list[int]:
         """Workload 5: n products and comparisons, an empty result."""

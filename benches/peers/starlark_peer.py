@@ -17,13 +17,45 @@ def squares(n):
 
 def items(n):
     return ["item " + str(i) for i in range(n)]
+
+def float_text(x):
+    s = str(x)
+    return s[:-2] if s.endswith(".0") else s
+
+def floats(n):
+    return [float_text(i * 0.1) for i in range(n)]
+
+def catalog(n):
+    products = [
+        {"$type": "Product", "sku": "sku-" + str(i), "category": i % 7, "price": i % 97 + 1, "stock": i % 13}
+        for i in range(n)
+    ]
+    return [
+        {"$type": "Offer", "sku": p["sku"], "price": p["price"] * 2}
+        for p in products
+        if p["category"] == 3 and p["stock"] > 0
+    ]
+
+def nested(n):
+    return [
+        {"$type": "Entry", "id": i, "detail": {"$type": "Detail", "weight": i % 10,
+            "leaf": {"$type": "Leaf", "label": "item " + str(i), "value": i * 3}}}
+        for i in range(n)
+    ]
+
+def summarize(orders):
+    return [o["sku"] for o in orders if o["quantity"] * o["price"] > 900]
 """
 
 
 class Starlark(Peer):
     name = "Starlark (starlark-pyo3)"
     budget = "none: the binding offers a cancellation callback and a call-stack limit, no step budget"
-    notes: dict[str, str] = {}
+    notes = {
+        "floats": "`str(float)` is the shortest round-trip text with a `.0` on integral values, "
+        "which the Starlark function strips (ECMAScript writes `1`)",
+        "summarize": "the host's list of dicts is converted by the binding (timed)",
+    }
 
     def __init__(self) -> None:
         module = starlark.Module()
@@ -40,4 +72,20 @@ class Starlark(Peer):
 
     def items(self, n: int) -> list[str]:
         result: list[str] = self._module.call("items", n)  # type: ignore[assignment]
+        return result
+
+    def floats(self, n: int) -> list[str]:
+        result: list[str] = self._module.call("floats", n)  # type: ignore[assignment]
+        return result
+
+    def catalog(self, n: int) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._module.call("catalog", n)  # type: ignore[assignment]
+        return result
+
+    def nested(self, n: int) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._module.call("nested", n)  # type: ignore[assignment]
+        return result
+
+    def summarize(self, orders: list[dict[str, Any]]) -> list[str]:
+        result: list[str] = self._module.call("summarize", orders)  # type: ignore[assignment]
         return result

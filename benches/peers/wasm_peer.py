@@ -88,6 +88,12 @@ class Wasm(Peer):
         "makes the list (timed)",
         "items": "wasm writes `item <i>` lines into linear memory; the host decodes and splits "
         "them (timed)",
+        "floats": "not written: shortest round-trip float text is a sizeable algorithm (Ryū or "
+        "Grisu with tables) that plain wasm does not have",
+        "catalog": "not written: wasm has no records or strings to return; a catalog would be "
+        "a hand-made memory layout the host decodes",
+        "nested": "not written: no records (as for catalog)",
+        "summarize": "not written: the host would serialize the records into linear memory",
     }
 
     def __init__(self) -> None:

@@ -16,7 +16,7 @@ FIND_PLANS_RESULT: list[dict[str, Any]] = [
 ]
 #: Workload 2 and 3 sizes.
 SQUARES_SIZES = (10**3, 10**5, 10**6)
-ITEMS_SIZES = (10**3, 10**5)
+ITEMS_SIZES = (10**3, 10**5, 10**6)
 #: Workload 5: a loop that computes a lot and returns a small value.
 SPIN_SIZE = 200_000
 
@@ -48,3 +48,79 @@ def squares(n: int) -> list[int]:
 def items(n: int) -> list[str]:
     """Expected value of workload 3."""
     return [f"item {i}" for i in range(n)]
+
+
+# --- The work-tool workloads (issue 19; benches/programs/workloads.nxir.txt) -------------------
+
+#: Float text: `text(i * 0.1)` for i in 0..FLOATS_SIZE-1.
+FLOATS_SIZE = 10**5
+#: Catalog: CATALOG_SIZE products built, filtered and mapped to offers.
+CATALOG_SIZE = 10**4
+#: Nested records: a 3-level record per item.
+NESTED_SIZE = 10**4
+#: JSON-shaped input: the orders a host passes in.
+ORDERS_SIZE = 1_000
+
+
+def js_float_text(value: float) -> str:
+    """ECMAScript's `Number::toString` of `value`, for the floats the benches make (0 or between
+    1e-4 and 1e15, where Python's shortest repr is plain decimal): the repr without a `.0`."""
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def floats(n: int) -> list[str]:
+    """Expected value of `floats(n)`."""
+    return [js_float_text(i * 0.1) for i in range(n)]
+
+
+def products(n: int) -> list[dict[str, Any]]:
+    """The products `catalog(n)` builds (`products(n)` of the NX program)."""
+    return [
+        {"$type": "Product", "sku": f"sku-{i}", "category": i % 7, "price": i % 97 + 1, "stock": i % 13}
+        for i in range(n)
+    ]
+
+
+def catalog(n: int) -> list[dict[str, Any]]:
+    """Expected value of `catalog(n)`: the products of category 3 in stock, as offers at twice
+    the price."""
+    return [
+        {"$type": "Offer", "sku": p["sku"], "price": p["price"] * 2}
+        for p in products(n)
+        if p["category"] == 3 and p["stock"] > 0
+    ]
+
+
+def nested(n: int) -> list[dict[str, Any]]:
+    """Expected value of `nested(n)`: Entry > Detail > Leaf per item."""
+    return [
+        {
+            "$type": "Entry",
+            "id": i,
+            "detail": {
+                "$type": "Detail",
+                "weight": i % 10,
+                "leaf": {"$type": "Leaf", "label": f"item {i}", "value": i * 3},
+            },
+        }
+        for i in range(n)
+    ]
+
+
+def orders(count: int = ORDERS_SIZE) -> list[dict[str, Any]]:
+    """The JSON-shaped input of `summarize` (the oracle's workloads-bench passes the same)."""
+    return [
+        {
+            "sku": f"sku-{i}",
+            "quantity": i % 20,
+            "price": i % 97,
+            "customer": {"name": f"customer {i % 50}", "tier": i % 3},
+        }
+        for i in range(count)
+    ]
+
+
+def summarize(given: list[dict[str, Any]]) -> list[str]:
+    """Expected value of `summarize(orders)`: the skus of orders worth more than 900."""
+    return [o["sku"] for o in given if o["quantity"] * o["price"] > 900]

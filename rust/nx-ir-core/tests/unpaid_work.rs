@@ -208,3 +208,37 @@ fn a_megabyte_type_name_is_neither_formatted_nor_hashed_per_intrinsic() {
     assert!(out.paid.work < 200_000, "{:?}", out.paid);
     out.bounded();
 }
+
+/// `"item " + i` (a text and an integer's text conversion, written in one allocation) counts its
+/// bytes against the memory ceiling as the general `concat` does: a kept list of them ends at the
+/// ceiling, at the same item whether the left text is a literal or a parameter.
+#[test]
+fn concatenated_conversions_count_against_the_memory_ceiling() {
+    let long = "x".repeat(1000);
+    let text = format!(
+        r#"module items.nx fingerprint 1
+links @nx/prelude.nx version "1" fingerprint 16429037828798365428
+requires ranges-v1
+entrypoints functions [literal given] components []
+
+function literal(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("{long}" concat text<int>(i))
+
+function given(s: string, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (s concat text<int>(i))
+"#
+    );
+    let module = assemble(&text, &AssembleOptions::default()).expect("assembles");
+    let prelude = nx_ir_core::prelude::prelude_model(module.schema).expect("the prelude assembles");
+    let program = CompiledProgram::compile(&ModelProgram::link(vec![module, prelude]).expect("links")).expect("compiles");
+    let limits = Limits { max_memory: 1 << 20, ..Limits::default() };
+    let literal = run(&program, "literal", &[int(2_000)], limits.clone());
+    assert_eq!(literal.limit(), ("memory", 1 << 20));
+    let given = run(&program, "given", &[HostValue::Str(long.clone()), int(2_000)], limits);
+    assert_eq!(given.limit(), ("memory", 1 << 20));
+    // About a thousand items of a kilobyte each fit (their list places cost 16 bytes each: 2,000
+    // of them alone fit easily), so the texts are what ends the call.
+    assert!(literal.paid.operations < 2_000 * 5, "{:?}", literal.paid);
+}

@@ -11,10 +11,10 @@ use super::constants::{self, Room};
 use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Shape, Target, TextForm};
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::normalize::Path;
-use super::text::{float32_text, float64_text};
+use super::text::{float32_text, write_float64, NumberText};
 use super::LongRunNext;
 use super::field_set::settle;
-use super::value::{len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value, INDEXED_FIELDS};
+use super::value::{int_digits, len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value, INDEXED_FIELDS};
 
 /// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
 /// call depth.
@@ -967,6 +967,7 @@ impl<'p> Machine<'p> {
                 let right = self.eval(cx, frame, rhs)?;
                 Ok(Value::Bool(self.boolean(cx, index, &right, name)?))
             }
+            BinOp::Concat => self.eval_concat(cx, frame, index, lhs, rhs),
             _ => {
                 if let Some(value) = self.leaf_binary(cx, frame, op, lhs, rhs) {
                     return Ok(value);
@@ -990,6 +991,79 @@ impl<'p> Machine<'p> {
                 self.binary(cx, index, op, left, right)
             }
         }
+    }
+
+    /// `concat`. A right operand that is an integer's text conversion (`"item " + i`) is
+    /// written straight after the left text, in one allocation: the conversion node is charged
+    /// and nested exactly as [`Machine::eval`] would, and any other operand takes the general path.
+    fn eval_concat(&mut self, cx: Cx, frame: &mut Frame, index: u32, lhs: u32, rhs: u32) -> IrResult<Value> {
+        let prog: &'p CompiledProgram = self.prog;
+        let conversion = match prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(rhs as usize)) {
+            Some(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) }) => Some((*operand, *form)),
+            _ => None,
+        };
+        // A text literal on the left is read in place (its charge as `eval` makes it), not
+        // cloned: no count to raise and drop per item.
+        if let Some((operand, form)) = conversion {
+            if let Some(CNode::Str(literal)) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(lhs as usize)) {
+                self.charge_node(cx, lhs)?;
+                return self.concat_conversion(cx, frame, index, literal, rhs, operand, form);
+            }
+        }
+        let left = self.eval(cx, frame, lhs)?;
+        let Some((operand, form)) = conversion else {
+            let right = self.eval(cx, frame, rhs)?;
+            return self.binary(cx, index, BinOp::Concat, left, right);
+        };
+        if left.as_text().is_none() {
+            let right = self.eval(cx, frame, rhs)?;
+            return self.binary(cx, index, BinOp::Concat, left, right);
+        }
+        match &left {
+            Value::Str(text) => self.concat_conversion(cx, frame, index, text, rhs, operand, form),
+            _ => {
+                let case = left.as_text().unwrap_or("").to_string();
+                self.concat_conversion(cx, frame, index, &case, rhs, operand, form)
+            }
+        }
+    }
+
+    /// `left` (already evaluated) concatenated with the text conversion node `rhs` of
+    /// `operand`: the conversion charged and nested as `eval(rhs)` would, an integer's digits
+    /// written on the stack and copied once into the result.
+    #[allow(clippy::too_many_arguments)]
+    fn concat_conversion(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        left: &str,
+        rhs: u32,
+        operand: u32,
+        form: TextForm,
+    ) -> IrResult<Value> {
+        self.charge_node(cx, rhs)?;
+        self.nesting += 1;
+        let value = self.eval(cx, frame, operand);
+        self.nesting -= 1;
+        let value = value?;
+        let mut digits = [0u8; 20];
+        let converted;
+        let right: &str = match &value {
+            Value::Int(i) => int_digits(*i, &mut digits),
+            _ => {
+                converted = self.text(cx, rhs, &value, form)?;
+                converted.as_text().unwrap_or("")
+            }
+        };
+        if self.budgeted {
+            let cost = (len16(left) + len16(right)) / 64;
+            self.charge(cx, Some(index), cost)?;
+        }
+        self.tally(1 + (left.len() + right.len()) as u64 / 64);
+        // As the general concat counts it against the memory ceiling.
+        self.allocate(cx, Some(index), (left.len() + right.len()) as u64)?;
+        Ok(Value::Str(Text::concat(left, right)))
     }
 
     fn binary(&mut self, cx: Cx, index: u32, op: BinOp, left: Value, right: Value) -> IrResult<Value> {
@@ -1115,7 +1189,12 @@ impl<'p> Machine<'p> {
     fn text(&self, cx: Cx, index: u32, value: &Value, form: TextForm) -> IrResult<Value> {
         let text = match (form, value) {
             (TextForm::Int | TextForm::Float64, Value::Int(i)) => return Ok(Value::Str(Text::int(*i))),
-            (TextForm::Int | TextForm::Float64, Value::Float(f)) => float64_text(*f),
+            // Float forms are laid out on the stack and copied once into the text.
+            (TextForm::Int | TextForm::Float64, Value::Float(f)) => {
+                let mut out = NumberText::new();
+                write_float64(*f, &mut out);
+                return Ok(Value::Str(Text::new(out.as_str())));
+            }
             (TextForm::Float32, Value::Int(i)) => float32_text(*i as f64),
             (TextForm::Float32, Value::Float(f)) => float32_text(*f),
             (TextForm::Boolean, Value::Bool(b)) => (if *b { "true" } else { "false" }).to_string(),

@@ -2,80 +2,238 @@
 //! the shortest round-trip digits of the f64 (or, for `float32`, of the f32), placed by the
 //! decimal point position.
 
+use std::fmt::Write as _;
+
 /// The float64 form of `value`.
 pub fn float64_text(value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".into();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity".into() } else { "-Infinity".into() };
-    }
-    if value == 0.0 {
-        return "0".into();
-    }
-    layout(&format!("{:e}", value))
+    let mut out = NumberText::new();
+    write_float64(value, &mut out);
+    out.as_str().to_string()
 }
 
 /// The float32 form of `value` (taken as an f32).
 pub fn float32_text(value: f64) -> String {
-    let narrow = value as f32;
-    if narrow.is_nan() {
-        return "NaN".into();
-    }
-    if narrow.is_infinite() {
-        return if narrow > 0.0 { "Infinity".into() } else { "-Infinity".into() };
-    }
-    if narrow == 0.0 {
-        return "0".into();
-    }
-    layout(&format!("{:e}", narrow))
+    let mut out = NumberText::new();
+    write_float32(value, &mut out);
+    out.as_str().to_string()
 }
 
-/// Lays out Rust's shortest scientific form (`-1.2345e-7`) the ECMAScript way.
-fn layout(scientific: &str) -> String {
-    let (negative, rest) = match scientific.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, scientific),
+/// A number's text built on the stack: the longest form is 25 bytes (`-0.00000` and 17 digits),
+/// and Rust's scientific form at most 24 (`-1.2345678901234567e-308`), so no form overflows it.
+pub(crate) struct NumberText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl NumberText {
+    pub fn new() -> NumberText {
+        NumberText { bytes: [0; 32], len: 0 }
+    }
+
+    pub fn as_str(&self) -> &str {
+        // SAFETY: only ASCII is ever written (`push` takes digits, signs, '.', 'e' and the
+        // words of the special values; `write_str` the formatter's scientific form).
+        unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.len]) }
+    }
+
+    fn push(&mut self, byte: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = byte;
+            self.len += 1;
+        }
+    }
+
+    fn push_all(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.push(*byte);
+        }
+    }
+}
+
+impl std::fmt::Write for NumberText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.len + s.len() > self.bytes.len() {
+            return Err(std::fmt::Error);
+        }
+        self.push_all(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// Writes the float64 form of `value` into `out` (which it clears first).
+pub(crate) fn write_float64(value: f64, out: &mut NumberText) {
+    out.len = 0;
+    if special(value, out) {
+        return;
+    }
+    let negative = value < 0.0;
+    let magnitude = value.abs();
+    let mut digits = [0u8; 20];
+    let (count, point) = match short_decimal(magnitude) {
+        Some((whole, places)) => integer_digits(whole, places, &mut digits),
+        None => scientific_digits(format_args!("{magnitude:e}"), &mut digits),
     };
-    let (mantissa, exponent) = rest.split_once('e').unwrap_or((rest, "0"));
-    let exponent: i64 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
+    place(negative, &digits[..count], point, out);
+}
+
+/// Writes the float32 form of `value` (taken as an f32) into `out` (which it clears first).
+pub(crate) fn write_float32(value: f64, out: &mut NumberText) {
+    out.len = 0;
+    let narrow = value as f32;
+    if special(f64::from(narrow), out) {
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let (count, point) = scientific_digits(format_args!("{:e}", narrow.abs()), &mut digits);
+    place(narrow < 0.0, &digits[..count], point, out);
+}
+
+/// NaN, the infinities and both zeros, which have fixed forms.
+fn special(value: f64, out: &mut NumberText) -> bool {
+    let word: &[u8] = if value.is_nan() {
+        b"NaN"
+    } else if value == f64::INFINITY {
+        b"Infinity"
+    } else if value == f64::NEG_INFINITY {
+        b"-Infinity"
+    } else if value == 0.0 {
+        b"0"
+    } else {
+        return false;
+    };
+    out.push_all(word);
+    true
+}
+
+/// Powers of ten that are exact as f64s.
+const EXACT_POWERS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
+
+/// Below this, a decimal with that many digits is the only one of its length that reads back as
+/// the float (the decimals' spacing exceeds the float's rounding interval), and the float's
+/// product with an exact power of ten lands within a half of it.
+const SHORT_LIMIT: f64 = 1e15;
+
+/// The shortest decimal `whole / 10^places` that reads back as `magnitude` (finite, positive),
+/// found without a formatter when it has fewer than 16 significant digits: the fewest decimal
+/// places whose rounded multiple divides back to the float exactly. IEEE division is correctly
+/// rounded, so that test is exactly "parsing the decimal gives the float back"; and with fewer
+/// than 10^15 as the multiple, one candidate per count of places can pass, so the first that
+/// passes is the shortest round-trip decimal, and the nearest (the one `{:e}` prints).
+/// `None` sends the value to the formatter.
+fn short_decimal(magnitude: f64) -> Option<(u64, usize)> {
+    for (places, power) in EXACT_POWERS.iter().enumerate() {
+        let scaled = magnitude * power;
+        if scaled >= SHORT_LIMIT {
+            return None;
+        }
+        let whole = scaled.round();
+        if whole / power == magnitude {
+            return Some((whole as u64, places));
+        }
+    }
+    None
+}
+
+/// The significant digits of `whole / 10^places` (trailing zeros dropped) and the decimal
+/// point's position `n` (value = 0.d1d2... × 10^n).
+fn integer_digits(mut whole: u64, places: usize, digits: &mut [u8; 20]) -> (usize, i64) {
+    let mut reversed = [0u8; 20];
+    let mut count = 0;
+    while whole > 0 && count < reversed.len() {
+        reversed[count] = b'0' + (whole % 10) as u8;
+        whole /= 10;
+        count += 1;
+    }
+    let point = count as i64 - places as i64;
+    let mut skip = 0;
+    while skip + 1 < count && reversed[skip] == b'0' {
+        skip += 1;
+    }
+    let kept = count - skip;
+    for at in 0..kept {
+        digits[at] = reversed[count - 1 - at];
+    }
+    (kept, point)
+}
+
+/// The significant digits and point position of a positive float from Rust's shortest
+/// scientific form (`1.2345e-7`), written to the stack.
+fn scientific_digits(form: std::fmt::Arguments<'_>, digits: &mut [u8; 20]) -> (usize, i64) {
+    let mut text = NumberText::new();
+    let _ = text.write_fmt(form);
+    let bytes = &text.bytes[..text.len];
+    let split = bytes.iter().position(|b| *b == b'e').unwrap_or(bytes.len());
+    let mut count = 0;
+    for byte in &bytes[..split] {
+        if byte.is_ascii_digit() && count < digits.len() {
+            digits[count] = *byte;
+            count += 1;
+        }
+    }
+    while count > 1 && digits[count - 1] == b'0' {
+        count -= 1;
+    }
+    let mut exponent: i64 = 0;
+    let mut negative = false;
+    for byte in bytes.get(split + 1..).unwrap_or(&[]) {
+        match byte {
+            b'-' => negative = true,
+            b'0'..=b'9' => exponent = exponent * 10 + i64::from(byte - b'0'),
+            _ => {}
+        }
+    }
+    (count.max(1), if negative { 1 - exponent } else { exponent + 1 })
+}
+
+/// Lays the digits out the ECMAScript way: value = 0.digits × 10^point.
+fn place(negative: bool, digits: &[u8], point: i64, out: &mut NumberText) {
     let k = digits.len() as i64;
-    // value = 0.d × 10^n
-    let n = exponent + 1;
-    let mut out = String::with_capacity(k as usize + 8);
+    let n = point;
     if negative {
-        out.push('-');
+        out.push(b'-');
     }
     if k <= n && n <= 21 {
-        out.push_str(digits);
+        out.push_all(digits);
         for _ in 0..(n - k) {
-            out.push('0');
+            out.push(b'0');
         }
     } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
+        out.push_all(&digits[..n as usize]);
+        out.push(b'.');
+        out.push_all(&digits[n as usize..]);
     } else if -6 < n && n <= 0 {
-        out.push_str("0.");
+        out.push_all(b"0.");
         for _ in 0..(-n) {
-            out.push('0');
+            out.push(b'0');
         }
-        out.push_str(digits);
+        out.push_all(digits);
     } else {
-        out.push_str(&digits[..1]);
+        out.push(digits[0]);
         if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
+            out.push(b'.');
+            out.push_all(&digits[1..]);
         }
-        out.push('e');
+        out.push(b'e');
         let e = n - 1;
-        out.push(if e < 0 { '-' } else { '+' });
-        out.push_str(&e.abs().to_string());
+        out.push(if e < 0 { b'-' } else { b'+' });
+        let mut magnitude = e.unsigned_abs();
+        let mut reversed = [0u8; 4];
+        let mut count = 0;
+        loop {
+            reversed[count] = b'0' + (magnitude % 10) as u8;
+            magnitude /= 10;
+            count += 1;
+            if magnitude == 0 || count == reversed.len() {
+                break;
+            }
+        }
+        for at in (0..count).rev() {
+            out.push(reversed[at]);
+        }
     }
-    out
 }
 
 #[cfg(test)]
@@ -98,6 +256,73 @@ mod tests {
         assert_eq!(float64_text(f64::NEG_INFINITY), "-Infinity");
         assert_eq!(float64_text(-42.0), "-42");
         assert_eq!(float64_text(1.5), "1.5");
+        // A tie between two shortest decimals (the float is 1234560000000000.25): the
+        // reference's formatter rounds it up.
+        assert_eq!(float64_text(f64::from_bits(0x4311_8b4d_9904_0001)), "1234560000000000.3");
+    }
+
+    /// ECMAScript's layout of Rust's shortest scientific form, written plainly with strings
+    /// (ir-format §4.4): the model the stack writer and its formatter-free path must match.
+    fn model(value: f64) -> String {
+        if value.is_nan() {
+            return "NaN".into();
+        }
+        if value.is_infinite() {
+            return if value > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        }
+        if value == 0.0 {
+            return "0".into();
+        }
+        let scientific = format!("{:e}", value.abs());
+        let (mantissa, exponent) = scientific.split_once('e').unwrap();
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        let n = exponent.parse::<i64>().unwrap() + 1;
+        let k = digits.len() as i64;
+        let body = if k <= n && n <= 21 {
+            format!("{digits}{}", "0".repeat((n - k) as usize))
+        } else if 0 < n && n <= 21 {
+            format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+        } else if -6 < n && n <= 0 {
+            format!("0.{}{digits}", "0".repeat((-n) as usize))
+        } else {
+            let rest = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+            format!("{}{rest}e{}{}", &digits[..1], if n - 1 < 0 { '-' } else { '+' }, (n - 1).abs())
+        };
+        if value < 0.0 {
+            format!("-{body}")
+        } else {
+            body
+        }
+    }
+
+    #[test]
+    fn float64_forms_equal_the_formatter_model() {
+        let mut values: Vec<f64> = Vec::new();
+        // Products like the benches' `i * 0.1`, quotients, and values around every boundary
+        // of the layout (1e-7, 1e21) and of the formatter-free path (1e15).
+        for i in 0..200_000i64 {
+            values.push(i as f64 * 0.1);
+            values.push(i as f64 / 7.0);
+            values.push(-(i as f64) * 0.01);
+        }
+        for e in -30..30 {
+            let p = 10f64.powi(e);
+            for m in [1.0, 1.5, 9.99, 123.456, 999_999_999_999_999.0, 0.3, 2.5e-3] {
+                values.push(m * p);
+                values.push(f64::from_bits((m * p).to_bits() + 1));
+                values.push(f64::from_bits((m * p).to_bits() - 1));
+            }
+        }
+        // Bit patterns spread over the whole finite range (a fixed linear congruential walk).
+        let mut bits: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            bits = bits.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            values.push(f64::from_bits(bits));
+            values.push(f64::from_bits(bits >> 12 | 0x3FF0_0000_0000_0000) * 1000.0);
+        }
+        for value in values {
+            assert_eq!(float64_text(value), model(value), "{value:e} ({:#x})", value.to_bits());
+        }
     }
 
     #[test]

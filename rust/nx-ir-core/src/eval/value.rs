@@ -95,23 +95,8 @@ impl Text {
 
     /// The decimal text of `value`, formatted on the stack and copied once.
     pub fn int(value: i64) -> Text {
-        // 19 digits and a sign at most (i64::MIN).
         let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut rest = value.unsigned_abs();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        if value < 0 {
-            at -= 1;
-            digits[at] = b'-';
-        }
-        Text(ThinArc::from_header_and_slice((), &digits[at..]))
+        Text::new(int_digits(value, &mut digits))
     }
 
     /// `left` then `right`, written straight into the one allocation.
@@ -129,6 +114,27 @@ impl Text {
         };
         Text(triomphe::Arc::into_thin(text.shareable()))
     }
+}
+
+/// The decimal text of `value`, written at the end of `digits` (19 digits and a sign at most,
+/// for i64::MIN).
+pub(crate) fn int_digits(value: i64, digits: &mut [u8; 20]) -> &str {
+    let mut at = digits.len();
+    let mut rest = value.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        at -= 1;
+        digits[at] = b'-';
+    }
+    // SAFETY: only ASCII digits and a sign were written from `at` on.
+    unsafe { std::str::from_utf8_unchecked(&digits[at..]) }
 }
 
 impl Deref for Text {
