@@ -46,7 +46,9 @@ function idle(n: int) =
     {}
 """
 ARGS = {"squares": [10**11], "general": [10**11], "nested": [10**5]}
-LONG = ir.Limits(max_operations=10**12, max_range_length=10**12)
+# No memory ceiling to speak of: these calls must run until the signal stops them (a list of 10^11
+# squares would meet the default 256 MiB ceiling first).
+LONG = ir.Limits(max_operations=10**12, max_range_length=10**12, max_memory=2**40)
 
 
 @pytest.fixture(scope="module")
