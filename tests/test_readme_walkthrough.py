@@ -173,7 +173,7 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
     assert cwd == tmp_path, "the walkthrough ends where it began (cd .. after the example folder)"
     assert sorted(p.name for p in (tmp_path / "example").iterdir() if not p.name.startswith("snippet")) == sorted(
         ["main.nx.nxir", "agent.nx.nxir", "main.nx.descriptions.json", "support.json", "main.nx.nxir.txt", "agent.nx.nxir.txt",
-         "agent.bundle.json"]
+         "agent.bundle.json", "find_plans.folded", "calls.jsonl", "host.json"]
     )
 
 
