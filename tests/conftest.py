@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -12,6 +13,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import hypothesis_profiles  # noqa: E402
 import pytest  # noqa: E402
+
+
+# A shell starts a background job (`cmd &`, as a script without job control runs one) with SIGINT
+# ignored, and a process keeps an ignored signal ignored across exec: every nx-agent process the
+# tests start to Ctrl-C would then never see it. The tests send SIGINT on purpose, so they run
+# with Python's own handler, which a child resets to the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
