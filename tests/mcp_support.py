@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -111,8 +112,10 @@ def http_server(
         assert process.stderr is not None
         for line in process.stderr:
             lines.append(line)
-            if " over streamable HTTP at " in line and not url:
-                url.append(line.rsplit(" at ", 1)[1].strip())
+            # "serving ... over [stateless ]streamable HTTP at URL[ with N workers]"
+            ready = re.search(r" streamable HTTP at (http://\S+)", line)
+            if ready and not url:
+                url.append(ready.group(1))
                 found.set()
         found.set()
 

@@ -15,7 +15,6 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ from mcp_support import (
     SERVE_TOKEN,
     STARTUP_SECONDS,
     authorized,
+    http_server,
     serve_args,
     server_env,
     write_config,
@@ -48,37 +48,9 @@ CALL_LOG = re.compile(r"call \"(test-(\d+):\d+:[^\"]+)\" of \"find_plans\": ok")
 def serving(*flags: str, setup: tuple[Path, list[Path], Path]) -> Iterator[tuple[str, list[str]]]:
     """`nx-agent serve ... --http --port 0 <flags>`; yields its URL and its stderr lines so far."""
     definition, images, config = setup
-    process = subprocess.Popen(
-        [sys.executable, *serve_args(definition, images, config), "--http", "--port", "0", *flags],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=server_env(),
-    )
     lines: list[str] = []
-    url: list[str] = []
-    found = threading.Event()
-
-    def read() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            lines.append(line)
-            if " at http://" in line and not url:
-                url.append(re.search(r" at (http://\S+)", line).group(1))  # type: ignore[union-attr]
-                found.set()
-        found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not found.wait(0.05) and time.monotonic() < deadline:
-            pass
-        assert url, f"the server did not start: {''.join(lines)}"
-        yield url[0], lines
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with http_server(definition, images, config, flags, lines) as url:
+        yield url, lines
 
 
 @pytest.fixture(scope="module")
