@@ -98,6 +98,21 @@ def test_corpus_lifecycle(program: CorpusProgram, lifecycle: dict[str, Any], sch
         instance = done.instance
 
 
+@over_corpus(("program", "lifecycle"), LIFECYCLES[:1], ids=[f"{p.name}:{lc['component']}" for p, lc in LIFECYCLES[:1]])
+def test_component_calls_take_max_memory_as_a_keyword(program: CorpusProgram, lifecycle: dict[str, Any]) -> None:
+    linked = link(program, lifecycle["module"])
+    name, props = lifecycle["component"], lifecycle.get("props")
+    for limits in ({"max_memory": 1}, {"limits": ir.Limits(max_memory=1)}):
+        with pytest.raises(ir.NxIrError) as refused:
+            ir.initialize_component(linked, name, props, **limits)  # type: ignore[arg-type]
+        assert refused.value.code == "nx-ir-resource-limit"
+        assert refused.value.diagnostics[0].limit == {"name": "memory", "value": 1}
+    init = ir.initialize_component(linked, name, props, max_memory=1 << 30)
+    with pytest.raises(ir.NxIrError) as refused:
+        ir.dispatch_component_actions(linked, init.instance, lifecycle["batches"][0], max_memory=1)
+    assert refused.value.diagnostics[0].limit == {"name": "memory", "value": 1}
+
+
 # ---- the reference runtime's component cases (handlers program) -----------------------------
 
 TAP = {"$type": "Button.Tapped"}

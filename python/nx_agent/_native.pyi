@@ -233,6 +233,7 @@ def construct_component_descriptor(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Evaluation: ...
 def initialize_component(
     program: Program,
@@ -246,6 +247,7 @@ def initialize_component(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Initialized: ...
 def evaluate_component(
     program: Program,
@@ -258,6 +260,7 @@ def evaluate_component(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Evaluation: ...
 def dispatch_component_actions(
     program: Program,
@@ -269,6 +272,7 @@ def dispatch_component_actions(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Dispatched: ...
 def normalize_component_state(
     program: Program,
@@ -280,6 +284,7 @@ def normalize_component_state(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Evaluation: ...
 def apply_component_state_patch(
     program: Program,
@@ -292,6 +297,7 @@ def apply_component_state_patch(
     max_input_size: int | None = None,
     max_call_depth: int | None = None,
     max_range_length: int | None = None,
+    max_memory: int | None = None,
 ) -> Evaluation: ...
 def restore_component_instance(program: Program, data: bytes | str) -> ComponentInstance: ...
 def apply_update(record: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]: ...

@@ -213,10 +213,12 @@ type LimitArgs<'a, 'py> = (
     Option<Bound<'py, PyAny>>,
     Option<Bound<'py, PyAny>>,
     Option<Bound<'py, PyAny>>,
+    Option<Bound<'py, PyAny>>,
 );
 
-fn limits_of(py: Python<'_>, (limits, ops, size, depth, range): LimitArgs<'_, '_>) -> PyResult<nx_ir_core::eval::Limits> {
-    call_limits(limits.as_deref(), ops.as_ref(), size.as_ref(), depth.as_ref(), range.as_ref(), None).or_raise(py)
+/// A call's limits from `limits=` or the keywords, as `evaluate_function` reads them.
+fn limits_of(py: Python<'_>, (limits, ops, size, depth, range, memory): LimitArgs<'_, '_>) -> PyResult<nx_ir_core::eval::Limits> {
+    call_limits(limits.as_deref(), ops.as_ref(), size.as_ref(), depth.as_ref(), range.as_ref(), memory.as_ref()).or_raise(py)
 }
 
 fn instance_of(py: Python<'_>, program: &Bound<'_, Program>, inner: core::ComponentInstance) -> PyResult<Py<ComponentInstance>> {
@@ -225,7 +227,7 @@ fn instance_of(py: Python<'_>, program: &Bound<'_, Program>, inner: core::Compon
 
 /// Constructs a component's descriptor from props and content, as an element in a body would.
 #[pyfunction]
-#[pyo3(signature = (program, name, props=None, content=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, name, props=None, content=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn construct_component_descriptor(
     py: Python<'_>,
@@ -238,8 +240,9 @@ pub fn construct_component_descriptor(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Evaluation> {
-    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length))?;
+    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length, max_memory))?;
     let props = read_map(props.as_ref(), "props").or_raise(py)?;
     let content = read_list(content.as_ref(), "content").or_raise(py)?;
     let program = program.get();
@@ -254,7 +257,7 @@ pub fn construct_component_descriptor(
 /// Initializes a component: renders its body against its initial state (or `state`) and
 /// returns the output (handler tokens `h1-n`), the state and the instance.
 #[pyfunction]
-#[pyo3(signature = (program, name, props=None, *, state=None, parent=None, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, name, props=None, *, state=None, parent=None, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn initialize_component(
     py: Python<'_>,
@@ -268,8 +271,9 @@ pub fn initialize_component(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Initialized> {
-    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length))?;
+    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length, max_memory))?;
     let props = read_map(props.as_ref(), "props").or_raise(py)?;
     let given = match state.as_ref().filter(|s| !s.is_none()) {
         Some(state) => Some(read_map(Some(state), "state").or_raise(py)?),
@@ -294,7 +298,7 @@ pub fn initialize_component(
 /// Evaluates a component's body from props and an explicit state (`None`: empty); the
 /// output's handlers carry no tokens.
 #[pyfunction]
-#[pyo3(signature = (program, name, props=None, state=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, name, props=None, state=None, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_component(
     py: Python<'_>,
@@ -307,8 +311,9 @@ pub fn evaluate_component(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Evaluation> {
-    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length))?;
+    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length, max_memory))?;
     let props = read_map(props.as_ref(), "props").or_raise(py)?;
     let state = read_map(state.as_ref(), "state").or_raise(py)?;
     let program = program.get();
@@ -323,7 +328,7 @@ pub fn evaluate_component(
 /// "token": ..., "action": {...}}` for a handler of the latest output, or an action record the
 /// component emits. Returns the output, effects, state and the next instance.
 #[pyfunction]
-#[pyo3(signature = (program, instance, batch, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, instance, batch, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dispatch_component_actions(
     py: Python<'_>,
@@ -335,8 +340,9 @@ pub fn dispatch_component_actions(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Dispatched> {
-    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length))?;
+    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length, max_memory))?;
     let batch = read_list(Some(&batch), "batch").or_raise(py)?;
     let bound = program;
     let program = bound.get();
@@ -357,7 +363,7 @@ pub fn dispatch_component_actions(
 
 /// Checks a complete state for a component (nothing filled in) and returns it normalized.
 #[pyfunction]
-#[pyo3(signature = (program, name, state, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, name, state, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn normalize_component_state(
     py: Python<'_>,
@@ -369,8 +375,9 @@ pub fn normalize_component_state(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Evaluation> {
-    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length))?;
+    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length, max_memory))?;
     let state = read_map(Some(&state), "state").or_raise(py)?;
     let program = program.get();
     let compiled = program.compiled(py)?;
@@ -383,7 +390,7 @@ pub fn normalize_component_state(
 /// Applies a patch (a plain dict, or the component's state update record) to a state and
 /// returns the checked next state; `None` in the patch clears an optional field.
 #[pyfunction]
-#[pyo3(signature = (program, name, state, patch, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None))]
+#[pyo3(signature = (program, name, state, patch, *, limits=None, max_operations=None, max_input_size=None, max_call_depth=None, max_range_length=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn apply_component_state_patch(
     py: Python<'_>,
@@ -396,8 +403,9 @@ pub fn apply_component_state_patch(
     max_input_size: Option<Bound<'_, PyAny>>,
     max_call_depth: Option<Bound<'_, PyAny>>,
     max_range_length: Option<Bound<'_, PyAny>>,
+    max_memory: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Evaluation> {
-    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length))?;
+    let limits = limits_of(py, (limits, max_operations, max_input_size, max_call_depth, max_range_length, max_memory))?;
     let state = read_map(Some(&state), "state").or_raise(py)?;
     let patch = read_value(&patch, || "patch".to_string()).or_raise(py)?;
     let program = program.get();
