@@ -97,7 +97,6 @@ def test_a_baseline_file_can_be_named(pytester: pytest.Pytester) -> None:
 
 
 def test_benchmarked_calls_carry_operations_and_input_size(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("pytest_benchmark")
     program = ir.prepare_program(ir.assemble(PAIRS))
     size = ir.evaluate_function(program, "pairs", [7], limits=ir.Limits(max_operations=10**9, max_input_size=100)).usage["input_size"]
     assert size == 1  # one integer argument (ir-format §6.2)
