@@ -61,3 +61,49 @@ def test_declarations_and_function_schema_of_a_type_dag_stay_small() -> None:
         assert answer.code
     else:
         assert answer.get("diagnostics") or answer.get("errors") or answer
+
+
+AGENT = "@nx/agent/agent.nx"
+# The smallest agent whose program links the type DAG: one function tool, `types.nx::take`. The
+# fixture is schema 5, so the entry module and the `@nx/agent` library are assembled as schema 5 too
+# (a program is one schema).
+DAG_AGENT = f"""\
+module main.nx fingerprint 9003
+links types.nx version "" fingerprint {{types}}
+links {AGENT} version "b06c00c30be50ada" fingerprint 11527925250760699671
+requires function-values-v1
+entrypoints functions [root] components []
+
+function root(): {AGENT}:Agent =
+  <{AGENT}:Agent name="dag" tools=[<{AGENT}:FunctionTool description="Takes a function." function=types.nx:take />]>
+    "Take what you are given."
+  </{AGENT}:Agent>
+"""
+
+
+def dag_agent_images() -> dict[str, bytes]:
+    """``main.nx`` (whose ``root`` is the agent), the type DAG and the ``@nx/agent`` library."""
+    from nx_agent import examples
+
+    library = examples.library_text()
+    main = DAG_AGENT.format(types=ir.prepare_module(TYPES).fingerprint)
+    return {
+        "main.nx": ir.assemble(main, links=[library], schema=5),
+        "types.nx": TYPES,
+        AGENT: ir.assemble(library, version="b06c00c30be50ada", schema=5),
+    }
+
+
+def test_compiling_an_agent_over_a_type_dag_is_refused_with_a_code_and_stays_small() -> None:
+    from nx_agent.agent import NxAgentError, compile_agent
+
+    images = dag_agent_images()
+    refused, used = peak(lambda: compile_agent(images))
+    # A function-typed parameter has no JSON form (the README's "Images from strangers"): refused
+    # with the agent layer's code, after reading at most the image's budget of type views.
+    assert isinstance(refused, NxAgentError), refused
+    codes = {diagnostic.code for diagnostic in refused.diagnostics}
+    assert "nx-agent-inexpressible-parameter" in codes
+    assert used < 64 << 20, used
+    # The message spells the type as read, within the image's budget of type views: never 3^60.
+    assert len(str(refused)) < 1 << 20

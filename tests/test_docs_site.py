@@ -183,7 +183,8 @@ def test_the_host_configuration_example_is_read_as_documented(monkeypatch: pytes
     assert config.needs_no_token("local") and config.token_for("local") is None
     assert config.connections["local"].base_url == "http://127.0.0.1:8080"
     assert config.limits == {
-        "max_operations": 100000, "max_arguments_size": 1000, "max_context_size": 1000, "max_calls_per_conversation": 20,
+        "max_operations": 100000, "max_arguments_size": 1000, "max_context_size": 1000, "max_memory": 268435456,
+        "max_calls_per_conversation": 20,
     }
     assert config.tool_limits == {"find_plans": {"max_operations": 22}}
     assert config.call_id_prefix == "svc-a" and config.timeout == 10.0

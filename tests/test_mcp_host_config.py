@@ -77,6 +77,10 @@ def test_a_configuration_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         ({"timeout": 0}, "timeout must be a positive number"),
         ({"callIdPrefix": ""}, "callIdPrefix must be a non-empty string"),
         ({"limits": {"maxCallsPerConversation": 1.5}}, "must be a non-negative integer"),
+        ({"limits": {"maxMemory": -1}}, "limit maxMemory must be a non-negative integer"),
+        ({"limits": {"maxMemory": 1.5}}, "limit maxMemory must be a non-negative integer"),
+        ({"limits": {"maxMemory": "1048576"}}, "limit maxMemory must be a non-negative integer"),
+        ({"limits": {"maxMemory": True}}, "limit maxMemory must be a non-negative integer"),
         ({"http": []}, "http: must be an object"),
         ({"http": {"maxConnection": 3}}, "http: unknown key 'maxConnection'"),
         ({"http": {"headerTimeout": 0}}, "http: headerTimeout must be a positive number of seconds"),
@@ -181,3 +185,38 @@ def test_the_host_context_reaches_the_tools_over_stdio(tmp_path: Path) -> None:
     # With no context configured, a tool that needs one is not available (§7), and one that does not still runs.
     who, _, seats = anyio.run(scenario, None)
     assert who == "NxAgentToolError: Tool 'who_am_i' is not available for this call." and seats == 4
+
+
+def test_serve_runs_every_call_under_the_configurations_memory_ceiling(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `grow` (tests/test_memory_limit.py) builds 2^22 bytes of text: past a 1 MiB ceiling, the call
+    # is a failed result (`resource-limit`, limit `memory`) the server answers and logs.
+    from nx_agent.mcp.command import build_server
+    from test_memory_limit import GROW_DEFINITION, ONE_MIB, PAST, UNDER, grow_images
+
+    definition = write_config(tmp_path, "agent.json", GROW_DEFINITION)
+    image = tmp_path / "grow.nxir"
+    image.write_bytes(grow_images()["grow.nx"])
+    config = read_host_config({"limits": {"maxMemory": ONE_MIB}})
+    assert config.limits == {"max_memory": ONE_MIB}
+    server = build_server(str(definition), [str(image)], config, "grow.nx")
+    direct = server.tools["grow"].execute(PAST, call_id="c0")  # type: ignore[attr-defined]
+    assert direct["error"]["code"] == "resource-limit" and direct["error"]["limit"] == {"name": "memory", "value": ONE_MIB}
+
+    async def scenario() -> list[Any]:
+        async with Client(server.server) as client:
+            return [await client.call_tool("grow", arguments) for arguments in (PAST, UNDER)]
+
+    with caplog.at_level("INFO", logger="nx_agent.mcp"):
+        past, under = anyio.run(scenario)
+    assert past.is_error is True and under.is_error is False
+    assert under.content[0].text == json.dumps("x" * 1024)  # type: ignore[union-attr]
+    failed = [record.getMessage() for record in caplog.records if "failed" in record.getMessage()]
+    assert len(failed) == 1
+    logged = json.loads(failed[0].split("failed: ", 1)[1])
+    assert logged["code"] == "resource-limit" and logged["limit"] == {"name": "memory", "value": ONE_MIB}
+    # Without maxMemory the runtime's default (256 MiB) holds: the same call succeeds (given the
+    # operations 4 MiB of doubling takes).
+    roomy = build_server(str(definition), [str(image)], read_host_config({"limits": {"maxOperations": 10**7}}), "grow.nx")
+    assert roomy.tools["grow"].execute(PAST, call_id="c1")["ok"] is True  # type: ignore[attr-defined]

@@ -89,7 +89,9 @@ def create_agent_tools(
     program its functions are in. ``request`` makes the requests of ``http`` tools (required when
     there is one); ``executors`` maps each host kind to the function that runs its tools. Every call
     gets ``max_operations``, a model input up to ``max_arguments_size`` and a context record up to
-    ``max_context_size``; ``runtime`` passes the runtime's ``max_call_depth``/``max_range_length``.
+    ``max_context_size``; ``runtime`` passes the runtime's ``max_call_depth``, ``max_range_length``
+    and ``max_memory`` (a mapping or an :class:`~nx_agent.ir.Limits`; a call past ``max_memory``,
+    bytes of values, is a ``resource-limit`` result with limit ``memory``).
     ``validate_arguments=True`` makes each ``function`` and ``http`` tool check its input against its
     input schema before it evaluates anything (:mod:`nx_agent.agent.input_check`: a refusal is an
     ``invalid-input`` result with no usage); by default the runtime checks the arguments against the

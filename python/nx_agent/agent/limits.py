@@ -34,7 +34,7 @@ NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE = 1_000
 
 _MAX_SAFE_INTEGER = 2**53 - 1
 # Runtime options a host may pass through; the input limit is the package's to compute.
-_RUNTIME_OPTIONS = ("max_call_depth", "max_range_length")
+_RUNTIME_OPTIONS = ("max_call_depth", "max_range_length", "max_memory")
 
 
 class AgentOptionError(NxError, ValueError):
@@ -62,13 +62,16 @@ def _limit(name: str, value: object) -> int:
 class CallLimits(Record):
     """The limits every call of a set of tools runs under."""
 
-    __slots__ = ("max_operations", "max_arguments_size", "max_context_size", "max_call_depth", "max_range_length")
+    __slots__ = (
+        "max_operations", "max_arguments_size", "max_context_size", "max_call_depth", "max_range_length", "max_memory"
+    )
     _defaults = {
         "max_operations": NX_AGENT_DEFAULT_MAX_OPERATIONS,
         "max_arguments_size": NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
         "max_context_size": NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
         "max_call_depth": None,
         "max_range_length": None,
+        "max_memory": None,
     }
 
     max_operations: int
@@ -76,6 +79,8 @@ class CallLimits(Record):
     max_context_size: int
     max_call_depth: int | None
     max_range_length: int | None
+    max_memory: int | None
+    """Bytes of values one call may allocate (``None``: the runtime's default, 256 MiB)."""
 
     def __init__(
         self,
@@ -84,8 +89,11 @@ class CallLimits(Record):
         max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
         max_call_depth: int | None = None,
         max_range_length: int | None = None,
+        max_memory: int | None = None,
     ) -> None:
-        super().__init__(max_operations, max_arguments_size, max_context_size, max_call_depth, max_range_length)
+        super().__init__(
+            max_operations, max_arguments_size, max_context_size, max_call_depth, max_range_length, max_memory
+        )
 
     def runtime_limits(self, reference: Mapping[str, str], context_parameters: Sequence[str]) -> Limits:
         """The runtime limits of one function's calls. The input limit is the function record, the
@@ -100,6 +108,7 @@ class CallLimits(Record):
             max_input_size=max_input_size,
             max_call_depth=self.max_call_depth,
             max_range_length=self.max_range_length,
+            max_memory=self.max_memory,
         )
 
 
@@ -118,14 +127,16 @@ def read_call_limits(
     """Read a host's limit options, raising :class:`AgentOptionError` for a value that is not a
     non-negative safe integer, and ``TypeError`` for a runtime option the package does not pass on.
 
-    ``runtime`` holds the IR runtime's other limits, ``max_call_depth`` and ``max_range_length``
-    (a mapping, or an :class:`~nx_agent.ir.Limits` whose budget and input limit are not used): the
-    budget is ``max_operations``, and the input limit the package computes per function.
+    ``runtime`` holds the IR runtime's other limits, ``max_call_depth``, ``max_range_length`` and
+    ``max_memory`` (a mapping, or an :class:`~nx_agent.ir.Limits` whose budget and input limit are
+    not used): the budget is ``max_operations``, and the input limit the package computes per
+    function.
     """
     depth: int | None = None
     ranges: int | None = None
+    memory: int | None = None
     if isinstance(runtime, Limits):
-        depth, ranges = runtime.max_call_depth, runtime.max_range_length
+        depth, ranges, memory = runtime.max_call_depth, runtime.max_range_length, runtime.max_memory
     elif runtime is not None:
         unknown = sorted(set(runtime) - {*_RUNTIME_OPTIONS, "max_input_size"})
         if unknown:
@@ -137,10 +148,13 @@ def read_call_limits(
             depth = _limit("runtime.max_call_depth", runtime["max_call_depth"])
         if runtime.get("max_range_length") is not None:
             ranges = _limit("runtime.max_range_length", runtime["max_range_length"])
+        if runtime.get("max_memory") is not None:
+            memory = _limit("runtime.max_memory", runtime["max_memory"])
     return CallLimits(
         max_operations=_limit("max_operations", max_operations),
         max_arguments_size=_limit("max_arguments_size", max_arguments_size),
         max_context_size=_limit("max_context_size", max_context_size),
         max_call_depth=depth,
         max_range_length=ranges,
+        max_memory=memory,
     )

@@ -59,7 +59,11 @@ def _options(call: PreparedCall | None) -> dict[str, Any]:
     limits = call.call_limits
     runtime = {
         name: value
-        for name, value in (("max_call_depth", limits.max_call_depth), ("max_range_length", limits.max_range_length))
+        for name, value in (
+            ("max_call_depth", limits.max_call_depth),
+            ("max_range_length", limits.max_range_length),
+            ("max_memory", limits.max_memory),
+        )
         if value is not None
     }
     return {

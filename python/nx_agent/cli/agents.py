@@ -18,7 +18,7 @@ from ..agent.limits import (
     AgentOptionError,
 )
 from ..http.connections import RoutedRequest, stored_base_urls, token_env_name, token_from_environment
-from .images import DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_RANGE_LENGTH, usage_text
+from .images import DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANGE_LENGTH, usage_text
 from .inputs import json_option, limit_option, link_checked, read_images, read_json_file, write_bytes
 from .output import EXIT_FAILED, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE, CliError, Output, to_json
 
@@ -106,7 +106,7 @@ def _limit(args: argparse.Namespace, name: str, default: int | None = None) -> i
 
 
 def _runtime_limits(args: argparse.Namespace) -> dict[str, int]:
-    limits = {name: _limit(args, name) for name in ("max_call_depth", "max_range_length")}
+    limits = {name: _limit(args, name) for name in ("max_call_depth", "max_range_length", "max_memory")}
     return {name: value for name, value in limits.items() if value is not None}
 
 
@@ -401,6 +401,8 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
                       help=f"deepest nesting of calls (default {DEFAULT_MAX_CALL_DEPTH:,})")
     call.add_argument("--max-range-length", metavar="N",
                       help=f"longest range a loop may run over (default {DEFAULT_MAX_RANGE_LENGTH:,})")
+    call.add_argument("--max-memory", metavar="N",
+                      help=f"bytes of values the call may allocate (default {DEFAULT_MAX_MEMORY:,}, 256 MiB)")
     call.add_argument("--no-schema-check", action="store_true",
                       help="skip the check of --input against the tool's input schema (the NX runtime "
                       "still checks the function's parameter types)")

@@ -17,6 +17,9 @@ DEFAULT_MAX_INPUT_SIZE = 1_000_000
 #: The runtime's own defaults, shown in ``run --help``.
 DEFAULT_MAX_CALL_DEPTH = ir.Limits().max_call_depth
 DEFAULT_MAX_RANGE_LENGTH = ir.Limits().max_range_length
+DEFAULT_MAX_MEMORY = ir.Limits().max_memory
+#: ``ir.explain``'s default ``max_output``, in bytes of text (64 MiB), shown in ``explain --help``.
+DEFAULT_MAX_OUTPUT = 64 << 20
 
 
 
@@ -75,8 +78,16 @@ def parameters_hint(program: ir.Program, function: str) -> str | None:
 
 
 def _cmd_explain(args: argparse.Namespace, out: Output) -> int:
+    given = limit_option(args.max_output, "--max-output")
+    max_output = DEFAULT_MAX_OUTPUT if given is None else given
     module = read_image(args.image)
-    text = ir.explain(module)
+    try:
+        text = ir.explain(module, max_output=max_output)
+    except NxIrError as error:
+        limit = error.diagnostics[0].limit if error.diagnostics else None
+        hint = "raise the limit with --max-output N (bytes)" if limit and limit.get("name") == "maxOutput" else None
+        raise CliError(str(error), code=error.code, path=args.image,
+                       details=[d.to_dict() for d in error.diagnostics], hint=hint) from None
     if out.json:
         out.document({**module_summary(module), "explain": text})
     else:
@@ -120,6 +131,7 @@ def _limits(args: argparse.Namespace) -> ir.Limits:
         max_input_size=limit_option(args.max_input_size, "--max-input-size", DEFAULT_MAX_INPUT_SIZE),
         max_call_depth=limit_option(args.max_call_depth, "--max-call-depth"),
         max_range_length=limit_option(args.max_range_length, "--max-range-length"),
+        max_memory=limit_option(args.max_memory, "--max-memory"),
     )
 
 
@@ -173,9 +185,13 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
     explain = commands.add_parser(
         "explain", parents=common, help="print an image as `nxlang ir explain` does",
         description="Print an NX IR image as `nxlang ir explain` does (--json: the module's identity, "
-        "schema, version, fingerprint, size, links and functions, and the text).",
+        "schema, version, fingerprint, size, links and functions, and the text). An image whose "
+        "nodes or types are shared (a DAG) can describe more text than its size suggests: past "
+        "--max-output bytes the command stops with nx-ir-resource-limit (limit maxOutput), exit 3.",
     )
     explain.add_argument("image", help="an NX IR image file")
+    explain.add_argument("--max-output", metavar="N",
+                         help=f"most bytes of text to write (default {DEFAULT_MAX_OUTPUT:,}, 64 MiB)")
     explain.set_defaults(run=_cmd_explain)
 
     assemble = commands.add_parser(
@@ -226,6 +242,8 @@ def register(commands: Any, common: Sequence[argparse.ArgumentParser]) -> None:
                      help=f"deepest nesting of calls (default {DEFAULT_MAX_CALL_DEPTH:,})")
     run.add_argument("--max-range-length", metavar="N",
                      help=f"longest range a loop may run over (default {DEFAULT_MAX_RANGE_LENGTH:,})")
+    run.add_argument("--max-memory", metavar="N",
+                     help=f"bytes of values the evaluation may allocate (default {DEFAULT_MAX_MEMORY:,}, 256 MiB)")
     run.add_argument(
         "--allow-version-mismatch", action="store_true",
         help="link even where a module's version differs from the one recorded",

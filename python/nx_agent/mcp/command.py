@@ -130,6 +130,7 @@ def build_server(definition_path: str, image_paths: Sequence[str], config: HostC
         max_operations=limits.get("max_operations", NX_AGENT_DEFAULT_MAX_OPERATIONS),
         max_arguments_size=limits.get("max_arguments_size", NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE),
         max_context_size=limits.get("max_context_size", NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE),
+        runtime={"max_memory": limits["max_memory"]} if "max_memory" in limits else None,
         tool_limits=config.tool_limits,
     )
 

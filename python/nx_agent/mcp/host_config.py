@@ -11,7 +11,7 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
         "local": {"baseUrl": "http://127.0.0.1:8080", "allowInsecure": true, "noToken": true}
       },
       "limits": {"maxOperations": 100000, "maxArgumentsSize": 1000, "maxContextSize": 1000,
-                 "maxCallsPerConversation": 20},
+                 "maxMemory": 268435456, "maxCallsPerConversation": 20},
       "timeout": 10,
       "callIdPrefix": "svc-a",
       "http": {"tokenEnv": "SERVE_TOKEN", "headerTimeout": 10, "bodyTimeout": 30, "maxConnections": 128,
@@ -28,8 +28,10 @@ A JSON file, named by ``--host-config FILE`` or the ``NX_AGENT_HOST_CONFIG`` env
   ``baseUrl`` sends the connection's requests to another base URL than the stored one (a staging
   host, or a local server in tests): the path and query built under the stored base are kept. An
   ``http:`` override needs ``"allowInsecure": true``;
-- ``limits``: the per-call limits of ``create_agent_tools``, and ``maxCallsPerConversation``, a cap
-  on every tool's calls in one conversation (an MCP session) below the tools' own;
+- ``limits``: the per-call limits of ``create_agent_tools`` (``maxMemory``: bytes of values one call
+  may allocate, its ``runtime`` option ``max_memory``, default 256 MiB; past it a call fails
+  ``resource-limit`` with limit ``memory``), and ``maxCallsPerConversation``, a cap on every tool's
+  calls in one conversation (an MCP session) below the tools' own;
 - ``tools``: per tool name, limits of its own in place of ``limits`` (``maxOperations``,
   ``maxArgumentsSize``, ``maxContextSize``), as ``nx-agent cost budget`` writes them:
   ``{"find_plans": {"maxOperations": 22}}``;
@@ -63,6 +65,7 @@ _LIMITS = {
     "maxOperations": "max_operations",
     "maxArgumentsSize": "max_arguments_size",
     "maxContextSize": "max_context_size",
+    "maxMemory": "max_memory",
     "maxCallsPerConversation": "max_calls_per_conversation",
 }
 
