@@ -156,6 +156,7 @@ def test_compile_over_a_type_dag_exits_with_a_code_and_stays_small(tmp_path: Pat
     error = json.loads(captured.err)["error"]
     assert error["code"] == "nx-agent-inexpressible-parameter" and "Traceback" not in captured.err
     assert used < 64 << 20, used
-    # The refusal spells the type as read, within the image's budget of type views (some 130 KB
-    # here, twice in the JSON document): large, but never the 3^60 views of the tree.
-    assert len(captured.err) < 1 << 20
+    # The refusal quotes the type's spelling bounded (its beginning and end): a few KB at most,
+    # never the 130 KB the image's budget of type views spells, nor the 3^60 views of the tree.
+    assert len(captured.err) < 8_000, len(captured.err)
+    assert "characters left out" in error["message"]

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._log_text import bounded
 from .bounds import constrained_schema
 from .descriptions import Descriptions, summary_of
 from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, diagnostic
@@ -25,6 +26,16 @@ Direction = Literal["input", "output"]
 Schema = dict[str, Any]
 MAX_ALIAS_DEPTH = 64
 _KEY_CHARACTER = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+#: The most characters of a type's spelling a message quotes: an image whose types share parts (a
+#: DAG) spells as a text far longer than the image, and a message is not the place for it.
+MAX_SHOWN_TYPE_CHARS = 300
+
+
+def _shown(ty: TypeDict) -> str:
+    """A type's spelling for a message: its beginning and end when it is long."""
+    return bounded(spell(ty), MAX_SHOWN_TYPE_CHARS)
 
 
 @dataclass(frozen=True)
@@ -203,7 +214,7 @@ class Document:
         if kind == "function":
             self.report(
                 INEXPRESSIBLE_TYPE,
-                f"{site.sentence()} has the function type `{spell(ty)}`, which has no JSON form{site.through(path)}",
+                f"{site.sentence()} has the function type `{_shown(ty)}`, which has no JSON form{site.through(path)}",
                 site,
                 "A function value names code; a host supplies it, not a JSON value.",
             )
@@ -211,7 +222,7 @@ class Document:
         if kind == "any-function":
             self.report(
                 INEXPRESSIBLE_TYPE,
-                f"{site.sentence()} has the function reference type `{spell(ty)}`, which has no JSON form"
+                f"{site.sentence()} has the function reference type `{_shown(ty)}`, which has no JSON form"
                 f"{site.through(path)}",
                 site,
                 "A function value names code; a host supplies it, not a JSON value.",
@@ -230,7 +241,7 @@ class Document:
         if schema is None:
             self.report(
                 INEXPRESSIBLE_TYPE,
-                f"{site.sentence()} has the constrained type `{spell(ty)}`, which no JSON number satisfies"
+                f"{site.sentence()} has the constrained type `{_shown(ty)}`, which no JSON number satisfies"
                 f"{site.through(path)}",
                 site,
             )
