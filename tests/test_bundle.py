@@ -6,6 +6,7 @@ need; the example handler answers in a fresh process as in-process tools do."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -87,11 +88,15 @@ def test_a_bundle_with_a_damaged_image_is_refused_by_the_reader() -> None:
 
 
 def _fresh(script: str, *args: str) -> Any:
-    done = subprocess.run([sys.executable, "-c", script, *args], check=True, capture_output=True, text=True)
+    """What ``script`` prints, run as a serverless runtime starts Python: a fresh interpreter with
+    no site hooks (``-S``; the search path passed on), so that no ``.pth`` file of this machine
+    loads a module first and hides what the package loads."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-S", "-c", script, *args], check=True, capture_output=True, text=True, env=env)
     return json.loads(done.stdout)
 
 
-HEAVY = ["dataclasses", "inspect", "jsonschema_rs", "ada_url", "httpx", "decimal", "asyncio"]
+HEAVY = ["typing", "dataclasses", "inspect", "jsonschema_rs", "ada_url", "httpx", "decimal", "asyncio"]
 OURS_NOT_NEEDED = ["nx_agent.schema", "nx_agent.http", "nx_agent.agent.normalize", "nx_agent.agent.compile", "nx_agent.mcp", "nx_agent.cli"]
 
 

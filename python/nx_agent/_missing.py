@@ -3,7 +3,9 @@ that the call path can use it without loading :mod:`nx_agent._js`."""
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["MISSING"]
 

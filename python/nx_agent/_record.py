@@ -4,7 +4,9 @@ equality, hashing, ``repr``, immutability, pickling and copying."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Record:

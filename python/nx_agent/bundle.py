@@ -20,11 +20,11 @@ one loads with the first call of an ``http`` tool): it is the serverless cold-st
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
-
 from .errors import NxError
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
     from os import PathLike
 
     from .agent.compile import CompiledAgent

@@ -8,9 +8,9 @@ value readings, over the package's shared ``nx_agent._js``), ``normalize`` (``no
 ``load_agent``).
 """
 
-from typing import TYPE_CHECKING
-
 from .._lazy import lazy_names
+
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 
 if TYPE_CHECKING:
     from .annotations import (

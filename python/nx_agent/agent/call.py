@@ -14,14 +14,16 @@ the tool's input schema (after dropping context keys), and only then calls the r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union
 
 from ..ir import Evaluation, NxIrError, Program, call_function, measure_input_size
 from .context import context_record, missing_context_message, plain_copy
 from .limits import CallLimits
 from .results import failure, usage_of
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any, Union
+
     from .input_check import InputCheck
     from .results import ToolFailure
 
@@ -30,7 +32,7 @@ __all__ = ["CallOutcome", "PreparedCall"]
 if TYPE_CHECKING:
     CallOutcome = Union[Evaluation, ToolFailure]
 else:
-    CallOutcome = Union[Evaluation, dict]  # the same at run time: a failed result is a dict
+    CallOutcome = Evaluation | dict  # the same at run time: a failed result is a dict
 """An :class:`~nx_agent.ir.Evaluation` (the call succeeded) or a failed result (a ``dict``)."""
 
 

@@ -8,12 +8,14 @@ the tools not marked damaged.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from .._missing import MISSING
 from .._record import Record
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from .._native import Program
     from .diagnostics import NxAgentDiagnostic
 

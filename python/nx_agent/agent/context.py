@@ -8,7 +8,9 @@ are dropped, whatever they hold). The record is measured, with ``callId`` set, a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["context_record", "missing_context_message", "plain_copy"]
 

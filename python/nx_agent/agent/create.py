@@ -9,7 +9,6 @@ definition checks of §4 (:mod:`nx_agent.agent.check`) and adds its own (a reque
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import NxError
 from ..ir import Limits, Program
@@ -32,7 +31,10 @@ from .limits import (
 )
 from .results import failure
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any, Union
+
     from .cancel import CancelToken
     from .diagnostics import NxAgentDiagnostic
     from .results import ToolFailure
@@ -45,7 +47,7 @@ _OWN_KINDS = {
     "provider": "which the package describes and never runs",
 }
 
-RuntimeOptions = Union[Mapping[str, Any], Limits, None]
+RuntimeOptions = Mapping[str, "Any"] | Limits | None
 
 
 class AgentExecutorError(NxError, TypeError):

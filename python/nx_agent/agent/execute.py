@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Union
 
 from .._record import Record
 from ..ir import NxIrError, call_function
 from .call import PreparedCall
 from .results import failure, usage_of
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any, Union
+
     from typing import TypeGuard
 
     from ..profile import Profile
@@ -96,12 +98,12 @@ def _close_coroutine(value: object) -> None:
         close()
 
 
-AgentHttpRequestFunction = Callable[[dict[str, Any]], Union[Mapping[str, Any], Awaitable[Mapping[str, Any]]]]
+AgentHttpRequestFunction = Callable[[dict[str, "Any"]], "Mapping[str, Any] | Awaitable[Mapping[str, Any]]"]
 """Makes one request. It is handed ``{request, arguments, callId, toolName, connection, annotations,
 cancel?}`` and answers ``{"status": int, "body": ..., ...}`` (the whole answer is the output), or
 an awaitable of it for ``aexecute``; it may raise :class:`NxAgentToolError` to choose the code."""
 
-AgentExecutor = Callable[[Mapping[str, Any], Any, ToolCallContext], Any]
+AgentExecutor = Callable[[Mapping[str, "Any"], "Any", ToolCallContext], "Any"]
 """Runs a tool of a host kind: ``executor(tool_definition, input, call_context)`` answers the output
 (or an awaitable of it for ``aexecute``); it may raise :class:`NxAgentToolError` to choose the code."""
 
@@ -153,7 +155,7 @@ def _raised(error: Exception, default_code: str) -> ToolFailure:
     return failure(default_code, str(error))
 
 
-class AgentTool(Mapping[str, Any]):
+class AgentTool(Mapping[str, "Any"]):
     """A tool of a definition: its stored fields, as a read-only mapping in the stored key order."""
 
     __slots__ = ("definition",)

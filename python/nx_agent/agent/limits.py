@@ -7,9 +7,10 @@ given value must be a non-negative safe integer (``0 ≤ n ≤ 2**53 − 1``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 from .._record import Record
 from ..errors import NxError
@@ -51,7 +52,7 @@ def _limit(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise AgentOptionError(f"{name} must be a non-negative safe integer, got {value!r}.")
     if isinstance(value, float):
-        if not (math.isfinite(value) and value.is_integer()):
+        if not value.is_integer():  # false for infinities and NaN too
             raise AgentOptionError(f"{name} must be a non-negative safe integer, got {value!r}.")
         value = int(value)
     if not 0 <= value <= _MAX_SAFE_INTEGER:

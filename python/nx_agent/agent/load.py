@@ -5,7 +5,6 @@ loaded (see :mod:`nx_agent.agent.compile` for the other half)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union
 
 from .._record import Record
 from ..ir import Limits, PreparedModule, Program, link_program, prepare_module
@@ -15,14 +14,17 @@ from .limits import (
     NX_AGENT_DEFAULT_MAX_OPERATIONS,
 )
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from .execute import AgentExecutor, AgentHttpRequestFunction, AgentTool
 
 __all__ = ["Images", "LoadedAgent", "load_agent", "prepare_images"]
 
 PRELUDE = "@nx/prelude.nx"
-Image = Union[bytes, bytearray, memoryview, PreparedModule]
-Images = Union[Mapping[str, Image], Iterable[Image]]
+Image = bytes | bytearray | memoryview | PreparedModule
+Images = Mapping[str, Image] | Iterable[Image]
 """NX IR images: a mapping identity → image, or the images alone (each names its identity)."""
 
 def prepare_images(images: Images) -> dict[str, PreparedModule]:

@@ -11,9 +11,11 @@ reference's JSON so a result reads the same in a JavaScript host.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from .shapes import ToolError, ToolFailure, ToolLimit, ToolResult, ToolSuccess, ToolUsage
 
 __all__ = [
