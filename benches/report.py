@@ -570,7 +570,9 @@ def _cold_start(results: Results) -> list[str]:
     out = [
         "## 4. Cold start of a serverless function",
         "",
-        "A fresh interpreter (`python -c`) per round: import, load the bundled example "
+        "A fresh interpreter per round, started as a serverless runtime starts one (`python -S -c`: "
+        "no site hooks, so no `.pth` file of this machine loads modules before the engine; the search "
+        "path in PYTHONPATH): import, load the bundled example "
         "(`nx_agent.examples`: plans filtered by seats), first call `findPlans(5)`, print the "
         "result as JSON; the answer is checked. The peers load the same example written for them. "
         "The process column is the median of 10 rounds of the engine alone. The cost over the floor is "

@@ -292,7 +292,11 @@ def test_reference_runtime_workloads(benchmark: Any) -> None:
 #: The environment of a cold start's process: bytecode written and read as a deployed function's
 #: would be (an installed wheel ships it compiled); a session may have set PYTHONDONTWRITEBYTECODE,
 #: which would make every round compile the package's Python modules again.
+#: Cold processes start as a serverless runtime starts Python: `python -S` (no site hooks: a `.pth`
+#: file of the machine, such as one that imports certifi, would load typing, re and pathlib
+#: before any engine and hide what each engine loads), the search path passed in PYTHONPATH.
 COLD_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+COLD_ENV["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +318,7 @@ COLD_PAIR_ROUNDS = 25
 def _cold_process(script: str, artifacts: Path) -> tuple[float, str]:
     began = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", script, str(artifacts)], capture_output=True, text=True, check=True, env=COLD_ENV
+        [sys.executable, "-S", "-c", script, str(artifacts)], capture_output=True, text=True, check=True, env=COLD_ENV
     )
     return time.perf_counter() - began, done.stdout
 
