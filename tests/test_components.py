@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from corpus import CorpusProgram, over_corpus, programs, with_state_records
+from corpus import CorpusProgram, over_corpus, programs, require_corpus, with_state_records
 from nx_agent import ir
 
 PROGRAMS = programs()
@@ -52,6 +52,8 @@ def key_order(value: Any) -> Any:
 
 
 def by_name(name: str) -> CorpusProgram:
+    """The corpus program ``name``; without the corpus, the calling test (or fixture) is skipped."""
+    require_corpus()
     return next(p for p in PROGRAMS if p.name == name)
 
 
