@@ -22,6 +22,22 @@ NX_TOOLCHAIN = ("nxlang",)
 """Commands of the NX toolchain, which is built from the NX repository (no registry has it): shown
 for a reader's own programs, and not needed by any later step (``demo --write`` gives the files)."""
 
+OUTSIDE_TEST_EXTRA = {"ray": "ray"}
+"""Extras the test extra does not hold (each is large: ray is some 240 MB), by the module a snippet
+imports: a snippet that imports one runs where it is installed (``.ci/run`` installs it and sets
+``NX_AGENT_REQUIRE_EXTRAS=1``, so there a missing one fails) and is reported as not run elsewhere."""
+
+REQUIRE_EXTRAS = "NX_AGENT_REQUIRE_EXTRAS"
+
+
+def extra_imported(snippet: str) -> str | None:
+    """The extra outside the test extra whose module ``snippet`` imports, if any."""
+    for extra, module in OUTSIDE_TEST_EXTRA.items():
+        if re.search(rf"^(?:import {module}\b|from {module}\b)", snippet, re.M):
+            return extra
+    return None
+
+
 #: The import that shows each extra is installed.
 EXTRA_MODULES = {
     "": "nx_agent",
