@@ -81,6 +81,7 @@ fn outcome(modules: &HashMap<String, Arc<PreparedModule>>, module: &str, functio
 }
 
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn every_corpus_text_round_trips_as_schema_6() {
     let Some(dir) = corpus::dir_or_skip("corpus as schema 6") else { return };
     let mut count = 0;
@@ -104,6 +105,7 @@ fn every_corpus_text_round_trips_as_schema_6() {
 }
 
 #[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
 fn every_corpus_entrypoint_evaluates_as_schema_6_as_it_does_as_schema_5() {
     let Some(dir) = corpus::dir_or_skip("corpus as schema 6") else { return };
     let (mut compared, mut differences) = (0, Vec::new());
