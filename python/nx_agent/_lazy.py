@@ -4,7 +4,7 @@ layer or the HTTP builder only when one of their names is read."""
 
 # No ``from __future__ import annotations``: on the IR path nothing else loads __future__ (a
 # tenth of a millisecond), so the annotations below are strings.
-import importlib
+import sys
 
 TYPE_CHECKING = False  # not typing's: see nx_agent/__init__.py
 if TYPE_CHECKING:
@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 def lazy_names(
     package: str, namespace: "dict[str, Any]", modules: "dict[str, tuple[str, ...]]"
 ) -> "tuple[Callable[[str], Any], Callable[[], list[str]]]":
-    """``__getattr__`` and ``__dir__`` for ``package``: ``modules`` maps a submodule (relative, such
-    as ``".agent.compile"``) to the names it gives; a name read is imported, then kept in
+    """``__getattr__`` and ``__dir__`` for ``package``: ``modules`` maps a module (relative to ``package``
+    with one leading dot, such as ``".agent.compile"``, or absolute) to the names it gives; a name read is imported, then kept in
     ``namespace`` so that later reads find it directly."""
     where = {name: module for module, names in modules.items() for name in names}
 
@@ -23,7 +23,11 @@ def lazy_names(
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
+        # __import__, not importlib.import_module: the importlib package loads warnings, half a
+        # millisecond of a cold start where nothing loaded them yet.
+        absolute = package + module if module.startswith(".") else module
+        __import__(absolute)
+        value = getattr(sys.modules[absolute], name)
         namespace[name] = value
         return value
 
