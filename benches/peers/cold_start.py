@@ -85,11 +85,12 @@ SCRIPTS: dict[str, tuple[str, str]] = {
     "nx-agent (image bytes)": (
         f"""
 import sys
-from pathlib import Path
 from nx_agent import ir
-folder = Path(sys.argv[1])
-main = ir.prepare_module((folder / "main.nxir").read_bytes())
-catalog = ir.prepare_module((folder / "catalog.nxir").read_bytes())
+def image(name):
+    with open(sys.argv[1] + "/" + name, "rb") as file:
+        return file.read()
+main = ir.prepare_module(image("main.nxir"))
+catalog = ir.prepare_module(image("catalog.nxir"))
 program = ir.link_program(main, {{"plans/main.nx": main, "plans/catalog.nx": catalog}})
 result = ir.evaluate_function(program, "findPlans", (5,), max_operations={workloads.SMALL_BUDGET}).value
 {_PRINT}
