@@ -24,8 +24,8 @@ from .errors import NxError
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
-    from typing import Any
     from os import PathLike
+    from typing import Any
 
     from .agent.compile import CompiledAgent
     from .agent.load import LoadedAgent

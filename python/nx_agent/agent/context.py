@@ -8,6 +8,7 @@ are dropped, whatever they hold). The record is measured, with ``callId`` set, a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
     from typing import Any

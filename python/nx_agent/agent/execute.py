@@ -29,9 +29,7 @@ from .results import failure, usage_of
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
-    from typing import Any, Union
-
-    from typing import TypeGuard
+    from typing import Any, TypeGuard
 
     from ..profile import Profile
     from .cancel import CancelToken

@@ -8,6 +8,7 @@ given value must be a non-negative safe integer (``0 ≤ n ≤ 2**53 − 1``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
     from typing import Any
