@@ -18,16 +18,11 @@ from pathlib import Path
 import pytest
 
 from nx_agent import cli, examples, ir
+from test_cli import run_cli
 from test_dag_images import NODES, dag_agent_images, peak
 from test_memory_limit import GROW_DEFINITION, ONE_MIB, grow_images
 
 MEMORY_LIMIT = {"name": "memory", "value": ONE_MIB}
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture
