@@ -906,6 +906,21 @@ fn spread_spans(model: &mut Module) {
     });
 }
 
+/// The structured half of a cargo-fuzz mutator over evaluate cases: for an even `seed`,
+/// [`mutate_evaluate_case`] of `data[..size]` written back in place when it fits `max_size`,
+/// answering its length; `None` (the target then lets libFuzzer mutate) otherwise. Shared by the
+/// `evaluate`, `work_bound` and differential targets.
+pub fn mutate_evaluate_case_in_place(data: &mut [u8], size: usize, max_size: usize, seed: u32) -> Option<usize> {
+    if !seed.is_multiple_of(2) {
+        return None;
+    }
+    let seed = u64::from(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mutated = mutate_evaluate_case(data.get(..size)?, seed)?;
+    let target = data.get_mut(..mutated.len()).filter(|_| mutated.len() <= max_size)?;
+    target.copy_from_slice(&mutated);
+    Some(mutated.len())
+}
+
 /// The evaluate target's structured mutation: one image of the input decoded, one to three
 /// changes made to its model (a node operand pointed at another node, a node copied or added, an
 /// argument, item or property dropped or repeated, an operator, slot or constant changed, a
