@@ -75,15 +75,8 @@ fn structured_mutations_of_the_corpus_evaluate() {
     };
     let (mut mutants, mut prepared) = (0usize, 0usize);
     for program in corpus::programs(&dir) {
-        let texts = corpus::program_texts(&program);
-        let linked = corpus::linked(&texts);
-        let images: Vec<(String, Vec<u8>)> = corpus::variant(&program, &texts, false)
-            .into_iter()
-            .map(|input| (input.identity.clone(), input.image(&linked).expect("a corpus text assembles")))
-            .collect();
-        for (identity, _) in &images {
-            let mut parts: Vec<&[u8]> = images.iter().filter(|(i, _)| i == identity).map(|(_, b)| b.as_slice()).collect();
-            parts.extend(images.iter().filter(|(i, _)| i != identity).map(|(_, b)| b.as_slice()));
+        for (_, images) in corpus::entry_first_image_sets(&program) {
+            let parts: Vec<&[u8]> = images.iter().map(Vec::as_slice).collect();
             // flags 0: evaluate_function; the call: entrypoint 0, budget and limits from the flags.
             let call = [0u8; 11];
             let mut input = vec![0u8];

@@ -10,24 +10,8 @@ mod support;
 
 use std::path::Path;
 
-use nx_ir_core::testing::fuzz::{mutate_evaluate_case, work_bound, work_bound_case, work_of_case, write_chunks, WORK_PER_UNIT};
+use nx_ir_core::testing::fuzz::{mutate_evaluate_case, work_bound, work_bound_case, work_of_case, write_chunks, Rng, WORK_PER_UNIT};
 use support::corpus;
-
-/// xorshift64*: the generated calls' bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
 
 /// Cases per corpus entry module: the generated call, then each of its mutants in a chain.
 const CALLS: u64 = 24;
@@ -43,15 +27,8 @@ fn generated_programs_keep_work_within_the_bound() {
     let (mut cases, mut ran) = (0u64, 0u64);
     let mut worst = (0.0f64, String::new());
     for program in corpus::programs(&dir) {
-        let texts = corpus::program_texts(&program);
-        let linked = corpus::linked(&texts);
-        let images: Vec<(String, Vec<u8>)> = corpus::variant(&program, &texts, false)
-            .into_iter()
-            .map(|input| (input.identity.clone(), input.image(&linked).expect("a corpus text assembles")))
-            .collect();
-        for (identity, _) in &images {
-            let mut parts: Vec<&[u8]> = images.iter().filter(|(i, _)| i == identity).map(|(_, b)| b.as_slice()).collect();
-            parts.extend(images.iter().filter(|(i, _)| i != identity).map(|(_, b)| b.as_slice()));
+        for (identity, images) in corpus::entry_first_image_sets(&program) {
+            let parts: Vec<&[u8]> = images.iter().map(Vec::as_slice).collect();
             for _ in 0..CALLS {
                 // The call: flags (mode, limits) and the call bytes, then generated values.
                 let flags = (rng.next() as u8) & !2;

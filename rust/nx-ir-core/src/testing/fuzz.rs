@@ -621,15 +621,23 @@ fn check_measure(value: &HostValue, limit: Option<u64>) {
 
 // ---- the evaluate target's structured mutation ------------------------------------------------
 
-/// xorshift64*: the structured mutation's choices, from libFuzzer's seed.
-struct Rng(u64);
+/// xorshift64*: the structured mutation's choices, from libFuzzer's seed (and the generated
+/// calls of the tests that drive the fuzz cases).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    /// The next number (an endless generator, not an `Iterator`: it never ends).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// `n` bytes, one from each next number.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
     }
 
     /// A number below `n` (0 when `n` is 0).

@@ -265,3 +265,24 @@ fn replace_name(text: &str, from: &str, to: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Each module of a program as the entry of a module set: `(identity, images)` with the entry's
+/// image first and the others after it, every image assembled from the stripped texts (the image
+/// list a fuzz case carries).
+#[allow(dead_code)]
+pub fn entry_first_image_sets(program: &Path) -> Vec<(String, Vec<Vec<u8>>)> {
+    let texts = program_texts(program);
+    let linked = linked(&texts);
+    let images: Vec<(String, Vec<u8>)> = variant(program, &texts, false)
+        .into_iter()
+        .map(|input| (input.identity.clone(), input.image(&linked).expect("a corpus text assembles")))
+        .collect();
+    images
+        .iter()
+        .map(|(identity, _)| {
+            let entry = images.iter().filter(|(i, _)| i == identity);
+            let others = images.iter().filter(|(i, _)| i != identity);
+            (identity.clone(), entry.chain(others).map(|(_, bytes)| bytes.clone()).collect())
+        })
+        .collect()
+}
