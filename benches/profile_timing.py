@@ -13,21 +13,8 @@ import time
 from typing import Any, Callable
 
 from nx_agent import _native, examples, ir
+from programs import squares_program  # this script's folder is on sys.path
 
-SQUARES = """\
-module bench/squares.nx fingerprint 1
-links @nx/prelude.nx version "1" fingerprint 16429037828798365428
-requires ranges-v1
-entrypoints functions [squares squaresIndexed] components []
-
-function squares() =
-  for i in <@nx/prelude.nx:Range end=1000000 endInclusive=false start=0 /> yield
-    (i mul i)
-
-function squaresIndexed() =
-  for i, at in <@nx/prelude.nx:Range end=1000000 endInclusive=false start=0 /> yield
-    (i mul i)
-"""
 BUDGET = ir.Limits(max_operations=10**9)
 
 
@@ -43,7 +30,7 @@ def fastest(call: Callable[[], Any], rounds: int, per_round: int = 1) -> float:
 
 
 def measure(rounds: int) -> dict[str, float]:
-    squares = ir.link_program(ir.prepare_module(ir.assemble(SQUARES)))
+    squares = squares_program()
     plans = examples.link_example()
     figures = {
         "squares": fastest(lambda: _native._evaluate_discarding(squares, "squares", (), limits=BUDGET), rounds),
