@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from polling import eventually
 from http_server import Recorder, server  # noqa: F401 - server is a fixture
 from test_http_client import make_call, tokens
 
@@ -33,16 +34,6 @@ from nx_agent.http.client import UNSENDABLE_CALL_ID_MESSAGE, async_request_with,
 from nx_agent.http.decoding import PIECE_BYTES, BodyDecoder
 
 POLL_BOUND_SECONDS = 10.0
-
-
-def eventually(condition: Callable[[], bool]) -> bool:
-    """Whether ``condition`` holds within :data:`POLL_BOUND_SECONDS` (polled)."""
-    deadline = time.monotonic() + POLL_BOUND_SECONDS
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 class RawServer:
@@ -271,5 +262,5 @@ def test_a_request_given_up_at_its_timeout_closes_its_connection_and_its_worker_
         assert excinfo.value.code == ("request-failed" if method == "get" else "unknown-outcome")
         assert trickle.accepted == 1
         # The server trickles for minutes; the worker and the connection end long before.
-        assert eventually(lambda: not set(_workers()) - earlier), [thread.name for thread in _workers()]
-        assert eventually(lambda: trickle.open == 0), f"{trickle.open} connection(s) still open"
+        assert eventually(lambda: not set(_workers()) - earlier, POLL_BOUND_SECONDS), [thread.name for thread in _workers()]
+        assert eventually(lambda: trickle.open == 0, POLL_BOUND_SECONDS), f"{trickle.open} connection(s) still open"

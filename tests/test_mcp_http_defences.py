@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +37,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from polling import eventually
 
 from mcp import Client
 from mcp_support import SERVE_TOKEN, authorized, http_server, serve_args, server_env, write_config, write_support_agent
@@ -54,14 +55,6 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
 }
 
-
-def eventually(condition: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + POLL_BOUND_SECONDS
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 @dataclass
@@ -149,7 +142,7 @@ def test_a_trickled_request_head_is_cut_off() -> None:
 
 def test_an_idle_connection_is_cut_off() -> None:
     with serving(SLOW) as running, connect(running) as sock:
-        assert eventually(lambda: closed_with(sock) is not None)
+        assert eventually(lambda: closed_with(sock) is not None, POLL_BOUND_SECONDS)
 
 
 def test_a_trickled_request_body_is_cut_off() -> None:
@@ -171,7 +164,7 @@ def test_connections_past_the_cap_are_refused_and_the_rest_kept() -> None:
         held = [connect(running) for _ in range(3)]
         try:
             with connect(running) as extra:
-                assert eventually(lambda: closed_with(extra) is not None)
+                assert eventually(lambda: closed_with(extra) is not None, POLL_BOUND_SECONDS)
                 extra.settimeout(POLL_BOUND_SECONDS)
             # The three are still open; one closing makes room for another.
             assert all(closed_with(sock) is None for sock in held)
@@ -184,7 +177,7 @@ def test_connections_past_the_cap_are_refused_and_the_rest_kept() -> None:
                     )
                     return room.recv(12) == b"HTTP/1.1 404"  # served (no such session), not refused
 
-            assert eventually(served)
+            assert eventually(served, POLL_BOUND_SECONDS)
         finally:
             for sock in held:
                 sock.close()
@@ -194,7 +187,7 @@ def test_the_connection_refused_past_the_cap_is_answered_503() -> None:
     with serving(HttpSettings(max_connections=1, header_timeout=60)) as running:
         with connect(running) as first, connect(running) as second:
             answer: list[bytes] = []
-            assert eventually(lambda: bool(answer.append(closed_with(second) or b"") or answer[-1]))
+            assert eventually(lambda: bool(answer.append(closed_with(second) or b"") or answer[-1]), POLL_BOUND_SECONDS)
             assert answer[-1].startswith(b"HTTP/1.1 503 ") and answer[-1].endswith(b"Too many connections")
             assert closed_with(first) is None
 
@@ -260,7 +253,7 @@ def test_an_idle_session_is_closed() -> None:
     with serving(HttpSettings(session_idle_timeout=0.5)) as running:
         status, headers, _ = raw_post(running, body)
         assert status == 200 and running.sessions() == 1
-        assert eventually(lambda: running.sessions() == 0)
+        assert eventually(lambda: running.sessions() == 0, POLL_BOUND_SECONDS)
         ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}).encode()
         assert raw_post(running, ping, f"mcp-session-id: {headers['mcp-session-id']}\r\nmcp-protocol-version: 2025-06-18\r\n")[0] == 404
 
