@@ -15,6 +15,8 @@ from corpus import image as corpus_image
 from nx_agent import cli, examples, ir
 from nx_agent.cost import plot as cost_plot
 from nx_agent.profile import profile_function
+from test_cli import agent_files  # noqa: F401 - a fixture
+from test_cli import run_cli as run
 
 #: A tool whose cost is quadratic in ``n`` (a range inside a range) and one linear in it.
 PAIRS = """\
@@ -34,24 +36,12 @@ function steps(n: int) =
 """
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 @pytest.fixture
-def agent(tmp_path: Path) -> list[str]:
+def agent(tmp_path: Path, agent_files: tuple[list[str], str]) -> list[str]:
     """``[definition, *images]`` of the bundled support agent, as ``compile`` stores them."""
-    images = []
-    for identity, data in examples.support_images().items():
-        path = tmp_path / (identity.replace("/", "__") + ".nxir")
-        path.write_bytes(data)
-        images.append(str(path))
-    descriptions = tmp_path / "descriptions.json"
-    descriptions.write_text(json.dumps(examples.support_descriptions()), encoding="utf-8")
+    images, descriptions = agent_files
     definition = tmp_path / "support.json"
-    assert cli.main(["compile", *images, "--descriptions", str(descriptions), "-o", str(definition)]) == 0
+    assert cli.main(["compile", *images, "--descriptions", descriptions, "-o", str(definition)]) == 0
     return [str(definition), *images]
 
 
