@@ -131,6 +131,13 @@ def test_paired_squares(benchmark: Any, peer: Peer, n: int) -> None:
     benchmark.group = f"squares paired n={n}"
     expected = workloads.squares(n)
     assert nx.loop(LOOPS, "squares", n).value == expected and peer.squares(n) == expected
+    _paired(benchmark, "squares", peer, n, lambda: nx.loop(LOOPS, "squares", n), lambda: peer.squares(n), PAIRED_ROUNDS[n])
+
+
+def _paired(benchmark: Any, workload: str, peer: Peer, n: int, ours_call: Callable[[], Any],
+            peer_call: Callable[[], Any], rounds: int) -> None:
+    """Times ``rounds`` interleaved rounds of one nx-agent call and one peer call (in turn first)
+    and records the median of the rounds' ratios as ``<workload>_paired``."""
     ours: list[float] = []
     theirs: list[float] = []
 
@@ -140,15 +147,15 @@ def test_paired_squares(benchmark: Any, peer: Peer, n: int) -> None:
         into.append(time.perf_counter() - start)
 
     def pair() -> None:
-        calls = [(lambda: nx.loop(LOOPS, "squares", n), ours), (lambda: peer.squares(n), theirs)]
+        calls = [(ours_call, ours), (peer_call, theirs)]
         for call, into in calls if len(ours) % 2 == 0 else calls[::-1]:
             timed(call, into)
 
-    benchmark.pedantic(pair, rounds=PAIRED_ROUNDS[n], iterations=1)
+    benchmark.pedantic(pair, rounds=rounds, iterations=1)
     ratios = [peer_time / our_time for our_time, peer_time in zip(ours, theirs)]
     record(
         benchmark,
-        "squares_paired",
+        f"{workload}_paired",
         peer.name,
         n,
         nx_median=statistics.median(ours),
@@ -189,31 +196,7 @@ def test_paired_items(benchmark: Any, peer: Peer, n: int) -> None:
     benchmark.group = f"items paired n={n}"
     expected = workloads.items(n)
     assert nx.loop(LOOPS, "items", n).value == expected and peer.items(n) == expected
-    ours: list[float] = []
-    theirs: list[float] = []
-
-    def timed(call: Callable[[], Any], into: list[float]) -> None:
-        start = time.perf_counter()
-        call()
-        into.append(time.perf_counter() - start)
-
-    def pair() -> None:
-        calls = [(lambda: nx.loop(LOOPS, "items", n), ours), (lambda: peer.items(n), theirs)]
-        for call, into in calls if len(ours) % 2 == 0 else calls[::-1]:
-            timed(call, into)
-
-    benchmark.pedantic(pair, rounds=PAIRED_ITEMS_ROUNDS[n], iterations=1)
-    ratios = [peer_time / our_time for our_time, peer_time in zip(ours, theirs)]
-    record(
-        benchmark,
-        "items_paired",
-        peer.name,
-        n,
-        nx_median=statistics.median(ours),
-        peer_median=statistics.median(theirs),
-        ratio=statistics.median(ratios),
-        rounds=len(ratios),
-    )
+    _paired(benchmark, "items", peer, n, lambda: nx.loop(LOOPS, "items", n), lambda: peer.items(n), PAIRED_ITEMS_ROUNDS[n])
 
 
 # --- The work-tool workloads (issue 19): float text, a catalog, nested records, host input -----
