@@ -226,6 +226,17 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _peer_cell(engine: str, bench: dict[str, Any] | None, ours: dict[str, Any] | None) -> str:
+    """A table cell: nx-agent's own figures, or a peer's time with its ratio to nx-agent's."""
+    if bench is None:
+        return "not run (see below)"
+    if engine == NX:
+        return _nx_cell(bench)
+    if ours is None:
+        return duration(median(bench))
+    return f"{duration(median(bench))} ({ratio(median(bench) / median(ours))})"
+
+
 def _nx_cell(bench: dict[str, Any]) -> str:
     operations = bench["extra_info"].get("operations")
     cell = duration(median(bench))
@@ -271,16 +282,7 @@ def _loop(
     for engine in results.engines(workload):
         row = [engine, "yes" if engine == NX or engine in metered else "no"]
         for n in sizes:
-            bench = results.find(workload, engine, n=n)
-            base = ours[n]
-            if bench is None:
-                row.append("not run (see below)")
-            elif engine == NX:
-                row.append(_nx_cell(bench))
-            elif base is None:
-                row.append(duration(median(bench)))
-            else:
-                row.append(f"{duration(median(bench))} ({ratio(median(bench) / median(base))})")
+            row.append(_peer_cell(engine, results.find(workload, engine, n=n), ours[n]))
         rows.append(row)
     out += table(["engine", "budget"] + [f"n = {n:,}" for n in sizes], rows)
     out += ["", "Peer cells: time (ratio to nx-agent at that n)."]
@@ -425,16 +427,7 @@ def _work(results: Results, notes: dict[str, dict[str, str]], metered: set[str])
     for engine in engines:
         row = [engine, "yes" if engine == NX or engine in metered else "no"]
         for w in workloads:
-            bench = results.find(w, engine)
-            ours = results.find(w, NX)
-            if bench is None:
-                row.append("not run (see below)")
-            elif engine == NX:
-                row.append(_nx_cell(bench))
-            elif ours is None:
-                row.append(duration(median(bench)))
-            else:
-                row.append(f"{duration(median(bench))} ({ratio(median(bench) / median(ours))})")
+            row.append(_peer_cell(engine, results.find(w, engine), results.find(w, NX)))
         rows.append(row)
     out += table(header, rows)
     gaps = [
