@@ -15,7 +15,7 @@ from nx_agent import ir
 from nx_agent.agent import NxAgentToolError
 from nx_agent.agent.cancel import CancelToken
 from nx_agent.agent.create import create_agent_tools
-from nx_agent.agent.execute import ToolCallContext
+from nx_agent.agent.execute_host import ToolCallContext
 from nx_agent.agent.limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,

@@ -5,8 +5,7 @@ its public face. Every error the package raises derives from :class:`NxError`.
 """
 
 from ._lazy import lazy_names
-from ._native import __version__
-from .errors import NxError, NxIrError
+from ._native import NxError, NxIrError, __version__  # the classes nx_agent.errors names
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs a cold start milliseconds where nothing
 # loaded it yet. Type checkers read a module-level ``TYPE_CHECKING`` as true all the same.

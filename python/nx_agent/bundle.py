@@ -20,7 +20,8 @@ one loads with the first call of an ``http`` tool): it is the serverless cold-st
 from __future__ import annotations
 
 import json
-from .errors import NxError
+
+from ._lazy import lazy_names
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .agent.compile import CompiledAgent
+    from .errors import BundleError
     from .agent.load import LoadedAgent
 
 __all__ = ["BUNDLE_FORMAT", "BundleError", "bundle_bytes", "load_bundle", "read_bundle"]
@@ -35,13 +37,9 @@ __all__ = ["BUNDLE_FORMAT", "BundleError", "bundle_bytes", "load_bundle", "read_
 BUNDLE_FORMAT = "nx-agent-bundle"
 BUNDLE_VERSION = 1
 
+# BundleError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy).
+__getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("BundleError",)})
 
-class BundleError(NxError, ValueError):
-    """Bytes that are not a bundle this version reads (``code`` ``nx-agent-bundle``)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = "nx-agent-bundle"
 
 
 def bundle_bytes(compiled: CompiledAgent, *, descriptions: Any = None, entry: str | None = None) -> bytes:
@@ -71,14 +69,14 @@ def read_bundle(source: bytes | str | PathLike[str]) -> dict[str, Any]:
     try:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:
-        raise BundleError(f"The bundle is not JSON: {error}.") from None
+        raise _refused(f"The bundle is not JSON: {error}.") from None
     if not isinstance(document, dict) or document.get("format") != BUNDLE_FORMAT:
-        raise BundleError(f"The document is not an {BUNDLE_FORMAT} (its 'format' is not '{BUNDLE_FORMAT}').")
+        raise _refused(f"The document is not an {BUNDLE_FORMAT} (its 'format' is not '{BUNDLE_FORMAT}').")
     if document.get("version") != BUNDLE_VERSION:
-        raise BundleError(f"The bundle's version is {document.get('version')!r}; this nx-agent reads version {BUNDLE_VERSION}.")
+        raise _refused(f"The bundle's version is {document.get('version')!r}; this nx-agent reads version {BUNDLE_VERSION}.")
     entry, definition, images = document.get("entry"), document.get("definition"), document.get("images")
     if not isinstance(entry, str) or not isinstance(definition, dict) or not isinstance(images, dict):
-        raise BundleError("A bundle holds 'entry' (a string), 'definition' (an object) and 'images' (an object).")
+        raise _refused("A bundle holds 'entry' (a string), 'definition' (an object) and 'images' (an object).")
     decoded: dict[str, bytes] = {}
     for identity, text in images.items():
         try:
@@ -86,7 +84,7 @@ def read_bundle(source: bytes | str | PathLike[str]) -> dict[str, Any]:
         except ValueError:
             image = None
         if image is None:
-            raise BundleError(f"The image '{identity}' of the bundle is not hex text.")
+            raise _refused(f"The image '{identity}' of the bundle is not hex text.")
         decoded[identity] = image
     parts: dict[str, Any] = {"entry": entry, "definition": definition, "images": decoded}
     if "descriptions" in document:
@@ -103,3 +101,9 @@ def load_bundle(source: bytes | str | PathLike[str], **options: Any) -> LoadedAg
 
     parts = read_bundle(source)
     return load_agent(parts["definition"], parts["images"], entry=parts["entry"], **options)
+
+
+def _refused(message: str) -> BundleError:
+    from .errors import BundleError
+
+    return BundleError(message)

@@ -3,9 +3,9 @@
 Modules: ``definition`` (format constants and shapes), ``annotations`` (the fixed MCP hints),
 ``names`` (tool names), ``diagnostics`` (diagnostics and errors), ``describe`` (JavaScript-like
 value readings, over the package's shared ``nx_agent._js``), ``normalize`` (``normalize_agent``),
-``check`` (``check_agent_tools``); ``create``, ``execute``, ``call``, ``context``, ``limits``,
-``results``, ``cancel`` and ``classify`` (running tools); ``compile`` (``compile_agent``,
-``load_agent``).
+``check`` (``check_agent_tools``); ``create``, ``execute`` (with ``execute_http`` and
+``execute_host``), ``call`` (with tool contexts), ``limits``, ``results``, ``cancel`` and
+``classify`` (running tools); ``compile`` (``compile_agent``, ``load_agent``).
 """
 
 from .._lazy import lazy_names
@@ -24,13 +24,15 @@ if TYPE_CHECKING:
     from .check import check_agent_tools
     from .classify import classify_runtime_failure
     from .compile import CompiledAgent, LoadedAgent, compile_agent, load_agent
-    from .create import AgentExecutorError, create_agent_tools, evaluate_http_arguments
-    from .execute import AgentTool, FunctionAgentTool, HostAgentTool, HttpAgentTool, ToolCallContext
+    from ..errors import AgentExecutorError, AgentOptionError
+    from .create import create_agent_tools, evaluate_http_arguments
+    from .execute import AgentTool, FunctionAgentTool
+    from .execute_host import HostAgentTool, ToolCallContext
+    from .execute_http import HttpAgentTool
     from .limits import (
         NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
         NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
         NX_AGENT_DEFAULT_MAX_OPERATIONS,
-        AgentOptionError,
     )
     from .results import ToolError, ToolFailure, ToolResult, ToolSuccess, ToolUsage
     from .definition import (
@@ -59,9 +61,12 @@ __getattr__, __dir__ = lazy_names(
         ".classify": ('classify_runtime_failure',),
         ".compile": ('CompiledAgent', 'compile_agent',),
         ".load": ('LoadedAgent', 'load_agent',),
-        ".create": ('AgentExecutorError', 'create_agent_tools', 'evaluate_http_arguments',),
-        ".execute": ('AgentTool', 'FunctionAgentTool', 'HostAgentTool', 'HttpAgentTool', 'ToolCallContext',),
-        ".limits": ('NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE', 'NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE', 'NX_AGENT_DEFAULT_MAX_OPERATIONS', 'AgentOptionError',),
+        ".create": ('create_agent_tools', 'evaluate_http_arguments',),
+        ".execute": ('AgentTool', 'FunctionAgentTool',),
+        ".execute_host": ('HostAgentTool', 'ToolCallContext',),
+        ".execute_http": ('HttpAgentTool',),
+        ".limits": ('NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE', 'NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE', 'NX_AGENT_DEFAULT_MAX_OPERATIONS',),
+        "nx_agent.errors": ('AgentExecutorError', 'AgentOptionError',),
         ".results": ('ToolError', 'ToolFailure', 'ToolResult', 'ToolSuccess', 'ToolUsage',),
         ".definition": ('AGENT_DEFINITION_FORMAT_VERSION', 'NX_AGENT_TOOL_CONTEXT', 'PACKAGE_TOOL_KINDS', 'definition_text', 'is_function_tool', 'is_http_tool', 'is_provider_tool',),
         ".diagnostics": ('NxAgentDiagnostic', 'NxAgentError', 'NxAgentToolError',),

@@ -9,14 +9,18 @@ input limit is then exactly the cap plus the ``Function`` record's size, so the 
 the cap refuses and the input is measured once, inside the call. A call with an
 :class:`~nx_agent.agent.input_check.InputCheck` measures the input first, then checks it against
 the tool's input schema (after dropping context keys), and only then calls the runtime.
+
+Tool contexts (§5.3 step 5, §5.4): a tool whose function declares context parameters is given the
+host's record, with ``callId`` set to the call's, under each of their names; the model can never
+supply one (its keys of those names are dropped, whatever they hold). The record is measured, with
+``callId`` set, against its own cap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..ir import Evaluation, NxIrError, Program, call_function, measure_input_size
-from .context import context_record, missing_context_message, plain_copy
+from .._native import Evaluation, NxIrError, Program, call_function, measure_input_size
 from .limits import CallLimits
 from .results import failure, usage_of
 
@@ -27,7 +31,7 @@ if TYPE_CHECKING:
     from .input_check import InputCheck
     from .results import ToolFailure
 
-__all__ = ["CallOutcome", "PreparedCall"]
+__all__ = ["CallOutcome", "PreparedCall", "context_record", "missing_context_message", "plain_copy"]
 
 if TYPE_CHECKING:
     CallOutcome = Union[Evaluation, ToolFailure]
@@ -177,3 +181,41 @@ class PreparedCall:
             limit=classified.get("limit"),
             usage=usage_of(native_usage) if native_usage is not None else None,
         )
+
+
+def plain_copy(value: object) -> dict[Any, Any] | None:
+    """A plain dict copy of a mapping a host handed in, or ``None`` when it is not a mapping or
+    reading it raises. A dict, subclasses too, is read from its storage (as the runtime reads it),
+    so none of a subclass's own methods run; another mapping is read through its methods."""
+    try:
+        if isinstance(value, dict):
+            return dict(dict.items(value))
+        if isinstance(value, Mapping):
+            return dict(value)
+    except Exception:  # noqa: BLE001 - a mapping whose own methods (or keys' __hash__) raise
+        return None
+    return None
+
+
+def context_record(context: object, call_id: str) -> dict[str, Any] | None:
+    """A copy of the host's record with ``callId`` set to this call's, or ``None`` when ``context`` is
+    not a record with a string ``$type`` (or a mapping that cannot be read). The host's own record is
+    not changed."""
+    record = plain_copy(context)
+    try:
+        if record is None or not isinstance(record.get("$type"), str):
+            return None
+        record["callId"] = call_id
+    except Exception:  # noqa: BLE001 - a key whose own __eq__ raises
+        return None
+    return record
+
+
+def missing_context_message(tool_name: str, parameters: Sequence[str], context: object) -> str:
+    """The message of a call that gave no usable record to a tool that needs one."""
+    names = ", ".join(f"'{name}'" for name in parameters)
+    supplied = "none" if context is None else "one with no '$type'"
+    return (
+        f"Tool '{tool_name}' needs the host's tool context record, with its '$type', for its "
+        f"parameter {names}; the call supplied {supplied}."
+    )

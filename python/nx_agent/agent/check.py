@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._missing import MISSING
 from .._record import Record
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
@@ -48,6 +47,17 @@ def _diagnostic(*fields: Any) -> NxAgentDiagnostic:
     return NxAgentDiagnostic(*fields)
 
 
+def _get(mapping: Mapping[str, Any], key: str) -> Any:
+    """``mapping.get(key, MISSING)``, the absent value (:data:`nx_agent._missing.MISSING`) loaded only
+    when a key is absent: a definition that is whole never needs it."""
+    try:
+        return mapping[key]
+    except KeyError:
+        from .._missing import MISSING
+
+        return MISSING
+
+
 def describe_value(value: object) -> str:
     """How a message shows a value (:func:`nx_agent._js.describe_value`), loaded for a message only."""
     from .._js import describe_value as describe
@@ -72,30 +82,31 @@ def tool_shape_problem(tool: object) -> str | None:
     if not isinstance(tool, Mapping):
         return f"it is {describe_value(tool)}, not a tool"
     for member in ("name", "kind"):
-        held = tool.get(member, MISSING)
+        held = _get(tool, member)
         if not isinstance(held, str):
             return f"its '{member}' is {describe_value(held)}, not a string"
     kind = tool["kind"]
     if kind not in ("function", "http"):
         return None
-    config = tool.get("config", MISSING)
+    config = _get(tool, "config")
     if not isinstance(config, Mapping):
         return f"its 'config' is {describe_value(config)}, not a record"
     reference = "function" if kind == "function" else "arguments"
-    held_reference = config.get(reference, MISSING)
+    held_reference = _get(config, reference)
     if not _is_declaration_name(held_reference):
         return (
             f"its 'config.{reference}' is {describe_value(held_reference)}, "
             "not the module and the name of a function"
         )
-    parameters = config.get("contextParameters", MISSING)
+    parameters = _get(config, "contextParameters")
     if not isinstance(parameters, (list, tuple)):
         return f"its 'config.contextParameters' is {describe_value(parameters)}, not a list"
     if not all(isinstance(parameter, Mapping) and isinstance(parameter.get("name"), str) for parameter in parameters):
         return "its 'config.contextParameters' is a list that holds something other than a parameter with a 'name'"
-    connection = config.get("connection", MISSING)
-    if kind == "http" and not (isinstance(connection, Mapping) and isinstance(connection.get("name"), str)):
-        return f"its 'config.connection' is {describe_value(connection)}, not a connection with a 'name'"
+    if kind == "http":
+        connection = _get(config, "connection")
+        if not (isinstance(connection, Mapping) and isinstance(connection.get("name"), str)):
+            return f"its 'config.connection' is {describe_value(connection)}, not a connection with a 'name'"
     return None
 
 
@@ -130,7 +141,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
         )
         return DefinitionProblems(tools=[], diagnostics=diagnostics)
     else:
-        version = definition.get("formatVersion", MISSING)
+        version = _get(definition, "formatVersion")
         if not _is_supported_version(version):
             from .._js import js_json
 
@@ -145,7 +156,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
                 )
             )
             return DefinitionProblems(tools=[], diagnostics=diagnostics)
-        held = definition.get("tools", MISSING)
+        held = _get(definition, "tools")
         if not isinstance(held, (list, tuple)):
             diagnostics.append(
                 _diagnostic(

@@ -10,18 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..errors import NxError
-from ..ir import Limits, Program
+from .._lazy import lazy_names
+from .._native import Limits, Program
 from .call import PreparedCall
 from .check import definition_problems, tool_shape_problem
-from .execute import (
-    AgentExecutor,
-    AgentHttpRequestFunction,
-    AgentTool,
-    FunctionAgentTool,
-    HostAgentTool,
-    HttpAgentTool,
-)
+from .execute import AgentTool, FunctionAgentTool
 from .limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
@@ -36,7 +29,10 @@ if TYPE_CHECKING:
     from typing import Any, Union
 
     from .cancel import CancelToken
+    from ..errors import AgentExecutorError
     from .diagnostics import NxAgentDiagnostic
+    from .execute_host import AgentExecutor
+    from .execute_http import AgentHttpRequestFunction
     from .results import ToolFailure
 
 __all__ = ["AgentExecutorError", "EvaluateHttpArgumentsResult", "create_agent_tools", "evaluate_http_arguments"]
@@ -49,13 +45,8 @@ _OWN_KINDS = {
 
 RuntimeOptions = Mapping[str, "Any"] | Limits | None
 
-
-class AgentExecutorError(NxError, TypeError):
-    """An executor registered for one of the package's own kinds (the reference's ``TypeError``)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = "nx-agent-executor"
+# AgentExecutorError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy).
+__getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("AgentExecutorError",)})
 
 
 def _context_names(config: Mapping[str, Any]) -> list[str]:
@@ -114,6 +105,8 @@ def create_agent_tools(
     executors = dict(executors or {})
     for kind, what in _OWN_KINDS.items():
         if kind in executors:
+            from ..errors import AgentExecutorError
+
             raise AgentExecutorError(f"An executor is registered for the kind '{kind}', {what}.")
     problems = definition_problems(definition, program)
     diagnostics = list(problems.diagnostics)
@@ -166,10 +159,14 @@ def create_agent_tools(
             tools.append(FunctionAgentTool(tool, _prepare(program, tool, tool_call_limits, validate_arguments)))
         elif kind == "http":
             assert request is not None
+            from .execute_http import HttpAgentTool  # the first http tool loads it
+
             tools.append(HttpAgentTool(tool, _prepare(program, tool, tool_call_limits, validate_arguments), request))
         elif kind == "provider":
             tools.append(AgentTool(tool))
         else:
+            from .execute_host import HostAgentTool  # the first tool of a host kind loads it
+
             tools.append(HostAgentTool(tool, executors[kind]))
     return tools
 
@@ -210,6 +207,8 @@ def evaluate_http_arguments(
         return failure("invalid-request", f"The tool cannot be run: {problem}.")
     if tool["kind"] != "http":
         return failure("invalid-request", f"Tool '{tool['name']}' is of kind '{tool['kind']}', not 'http'.")
+    from .execute_http import HttpAgentTool
+
     http_tool = HttpAgentTool(tool, _prepare(program, tool, limits), _never_called)
     prepared = http_tool.prepare(input, call_id, context, cancel)
     if isinstance(prepared, dict):

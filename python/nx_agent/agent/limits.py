@@ -13,9 +13,11 @@ TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agen
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..errors import AgentOptionError
+
 from .._record import Record
-from ..errors import NxError
-from ..ir import Limits, measure_input_size
+from .._lazy import lazy_names
+from .._native import Limits, measure_input_size
 
 __all__ = [
     "AgentOptionError",
@@ -38,26 +40,26 @@ _MAX_SAFE_INTEGER = 2**53 - 1
 # Runtime options a host may pass through; the input limit is the package's to compute.
 _RUNTIME_OPTIONS = ("max_call_depth", "max_range_length", "max_memory")
 
+# AgentOptionError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy).
+__getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("AgentOptionError",)})
 
-class AgentOptionError(NxError, ValueError):
-    """An option of ``create_agent_tools`` or ``evaluate_http_arguments`` that cannot be used
-    (the reference's ``RangeError``; also a ``ValueError``)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = "nx-agent-option"
+def _refused(message: str) -> AgentOptionError:
+    from ..errors import AgentOptionError
+
+    return AgentOptionError(message)
 
 
 def _limit(name: str, value: object) -> int:
     """A limit option: a non-negative safe integer (an integral float is read as one)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise AgentOptionError(f"{name} must be a non-negative safe integer, got {value!r}.")
+        raise _refused(f"{name} must be a non-negative safe integer, got {value!r}.")
     if isinstance(value, float):
         if not value.is_integer():  # false for infinities and NaN too
-            raise AgentOptionError(f"{name} must be a non-negative safe integer, got {value!r}.")
+            raise _refused(f"{name} must be a non-negative safe integer, got {value!r}.")
         value = int(value)
     if not 0 <= value <= _MAX_SAFE_INTEGER:
-        raise AgentOptionError(f"{name} must be a non-negative safe integer, got {value!r}.")
+        raise _refused(f"{name} must be a non-negative safe integer, got {value!r}.")
     return value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .._record import Record
-from ..ir import Limits, PreparedModule, Program, link_program, prepare_module
+from .._native import Limits, PreparedModule, Program, link_program, prepare_module
 from .limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
@@ -18,7 +18,9 @@ TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agen
 if TYPE_CHECKING:
     from typing import Any
 
-    from .execute import AgentExecutor, AgentHttpRequestFunction, AgentTool
+    from .execute import AgentTool
+    from .execute_host import AgentExecutor
+    from .execute_http import AgentHttpRequestFunction
 
 __all__ = ["Images", "LoadedAgent", "load_agent", "prepare_images"]
 

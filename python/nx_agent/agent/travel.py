@@ -107,7 +107,8 @@ def _pickled_by_cloudpickle() -> bool:
 
 def _host_functions(tool: AgentTool, protocol: int) -> tuple[Any, Any]:
     """The tool's request function and executors (as ``create_agent_tools`` takes them), checked."""
-    from .execute import HostAgentTool, HttpAgentTool
+    from .execute_host import HostAgentTool
+    from .execute_http import HttpAgentTool
 
     if isinstance(tool, HttpAgentTool):
         return _checked(tool._request, "request function", tool.name, protocol), None
