@@ -96,7 +96,7 @@ def _fresh(script: str, *args: str) -> Any:
     return json.loads(done.stdout)
 
 
-HEAVY = ["typing", "importlib", "warnings", "dataclasses", "inspect", "jsonschema_rs", "ada_url", "httpx", "decimal", "asyncio"]
+HEAVY = ["typing", "importlib", "warnings", "dataclasses", "inspect", "jsonschema_rs", "ada_url", "httpx", "decimal", "asyncio", "__future__"]
 OURS_NOT_NEEDED = ["nx_agent.schema", "nx_agent.http", "nx_agent.agent.normalize", "nx_agent.agent.compile", "nx_agent.mcp", "nx_agent.cli"]
 # Loaded by what the path below never meets: a refusal (the error classes), an absent member of a
 # stored tool (the absent value), a tool of a host kind.

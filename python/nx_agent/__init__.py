@@ -8,7 +8,10 @@ from ._lazy import lazy_names
 from ._native import NxError, NxIrError, __version__  # the classes nx_agent.errors names
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs a cold start milliseconds where nothing
-# loaded it yet. Type checkers read a module-level ``TYPE_CHECKING`` as true all the same.
+# loaded it yet. Type checkers read a module-level ``TYPE_CHECKING`` as true all the same. For the
+# same reason the modules a bundle's first call loads (tests/test_bundle.py lists the path) have no
+# ``from __future__ import annotations`` (the ``__future__`` module alone is a fifth of a
+# millisecond): an annotation that names more than a builtin is written as a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .agent import (

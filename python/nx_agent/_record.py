@@ -2,8 +2,6 @@
 serverless cold start): fields in order with defaults, keyword or positional construction,
 equality, hashing, ``repr``, immutability, pickling and copying."""
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
     from typing import Any
@@ -13,10 +11,10 @@ class Record:
     """Subclasses set ``__slots__`` to their field names and ``_defaults`` to the defaults of the
     last fields; a default that is a ``list`` or ``dict`` is copied for each record."""
 
-    __slots__: tuple[str, ...] = ()
-    _defaults: dict[str, Any] = {}
+    __slots__: "tuple[str, ...]" = ()
+    _defaults: "dict[str, Any]" = {}
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: "Any", **kwargs: "Any") -> None:
         fields = type(self).__slots__
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__} takes {len(fields)} fields, {len(args)} were given")
@@ -33,10 +31,10 @@ class Record:
                 values[name] = type(default)() if isinstance(default, (list, dict)) else default
             object.__setattr__(self, name, values[name])
 
-    def _values(self) -> tuple[Any, ...]:
+    def _values(self) -> "tuple[Any, ...]":
         return tuple(getattr(self, name) for name in type(self).__slots__)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: "Any") -> None:
         raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
 
     def __delattr__(self, name: str) -> None:
@@ -54,5 +52,5 @@ class Record:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__slots__)
         return f"{type(self).__name__}({shown})"
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> "tuple[Any, ...]":
         return (type(self), self._values())

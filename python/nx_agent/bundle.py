@@ -17,8 +17,6 @@ Loading a bundle loads neither the schema package nor normalization nor the HTTP
 one loads with the first call of an ``http`` tool): it is the serverless cold-start path.
 """
 
-from __future__ import annotations
-
 import json
 
 from ._lazy import lazy_names
@@ -42,10 +40,10 @@ __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("Bun
 
 
 
-def bundle_bytes(compiled: CompiledAgent, *, descriptions: Any = None, entry: str | None = None) -> bytes:
+def bundle_bytes(compiled: "CompiledAgent", *, descriptions: "Any" = None, entry: "str | None" = None) -> bytes:
     """The bundle of a compiled agent: its definition, its images and, when given, the
     descriptions document (so that a host can derive schemas again where the bundle goes)."""
-    document: dict[str, Any] = {
+    document: "dict[str, Any]" = {
         "format": BUNDLE_FORMAT,
         "version": BUNDLE_VERSION,
         "entry": entry or compiled.program.entry.identity,
@@ -58,7 +56,7 @@ def bundle_bytes(compiled: CompiledAgent, *, descriptions: Any = None, entry: st
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def read_bundle(source: bytes | str | PathLike[str]) -> dict[str, Any]:
+def read_bundle(source: "bytes | str | PathLike[str]") -> "dict[str, Any]":
     """A bundle's parts: ``{"entry", "definition", "images": {identity: bytes}, "descriptions"?}``.
     ``source`` is the bundle's bytes or a path to it."""
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -77,7 +75,7 @@ def read_bundle(source: bytes | str | PathLike[str]) -> dict[str, Any]:
     entry, definition, images = document.get("entry"), document.get("definition"), document.get("images")
     if not isinstance(entry, str) or not isinstance(definition, dict) or not isinstance(images, dict):
         raise _refused("A bundle holds 'entry' (a string), 'definition' (an object) and 'images' (an object).")
-    decoded: dict[str, bytes] = {}
+    decoded: "dict[str, bytes]" = {}
     for identity, text in images.items():
         try:
             image = bytes.fromhex(text) if isinstance(text, str) else None
@@ -86,13 +84,13 @@ def read_bundle(source: bytes | str | PathLike[str]) -> dict[str, Any]:
         if image is None:
             raise _refused(f"The image '{identity}' of the bundle is not hex text.")
         decoded[identity] = image
-    parts: dict[str, Any] = {"entry": entry, "definition": definition, "images": decoded}
+    parts: "dict[str, Any]" = {"entry": entry, "definition": definition, "images": decoded}
     if "descriptions" in document:
         parts["descriptions"] = document["descriptions"]
     return parts
 
 
-def load_bundle(source: bytes | str | PathLike[str], **options: Any) -> LoadedAgent:
+def load_bundle(source: "bytes | str | PathLike[str]", **options: "Any") -> "LoadedAgent":
     """The tools of the agent a bundle holds, in one call: ``load_bundle(path, request=...)``.
     ``options`` are :func:`~nx_agent.agent.load.load_agent`'s (``request``, ``executors``, limits,
     ``validate_arguments``). Raises :class:`BundleError` for a file that is not a bundle, and what
@@ -103,7 +101,7 @@ def load_bundle(source: bytes | str | PathLike[str], **options: Any) -> LoadedAg
     return load_agent(parts["definition"], parts["images"], entry=parts["entry"], **options)
 
 
-def _refused(message: str) -> BundleError:
+def _refused(message: str) -> "BundleError":
     from .errors import BundleError
 
     return BundleError(message)

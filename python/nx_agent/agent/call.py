@@ -16,8 +16,6 @@ supply one (its keys of those names are dropped, whatever they hold). The record
 ``callId`` set, against its own cap.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 from .._native import Evaluation, NxIrError, Program, call_function, measure_input_size
@@ -60,12 +58,12 @@ class PreparedCall:
 
     def __init__(
         self,
-        program: Program,
-        reference: Mapping[str, str],
-        context_parameters: Sequence[str],
+        program: "Program",
+        reference: "Mapping[str, str]",
+        context_parameters: "Sequence[str]",
         tool_name: str,
-        limits: CallLimits,
-        check: InputCheck | None = None,
+        limits: "CallLimits",
+        check: "InputCheck | None" = None,
     ) -> None:
         self.program = program
         #: The tool's input schema, checked before the runtime is called (``None``: not checked).
@@ -83,16 +81,16 @@ class PreparedCall:
         self.plain = not self.context_parameters
         self.run = self._run_plain if self.plain else self._run_with_context
 
-    def not_an_object(self) -> ToolFailure:
+    def not_an_object(self) -> "ToolFailure":
         """The input is not a JSON object."""
         return failure("invalid-input", f"Tool '{self.tool_name}' takes a JSON object as its input.")
 
-    def oversized(self, input: object) -> ToolFailure | None:
+    def oversized(self, input: object) -> "ToolFailure | None":
         """The ``invalid-input`` refusal when ``input`` is over the model's cap, else ``None``."""
         cap = self.max_arguments_size
         return self.too_large() if measure_input_size(input, cap) > cap else None
 
-    def too_large(self) -> ToolFailure:
+    def too_large(self) -> "ToolFailure":
         """The input is over the model's cap."""
         cap = self.max_arguments_size
         return failure(
@@ -101,7 +99,7 @@ class PreparedCall:
             limit={"name": "maxArgumentsSize", "value": cap},
         )
 
-    def _run_plain(self, input: object, call_id: str, context: object) -> CallOutcome:
+    def _run_plain(self, input: object, call_id: str, context: object) -> "CallOutcome":
         """A function with no context parameter: the context is not read at all."""
         if type(input) is not dict:
             copied = plain_copy(input)
@@ -122,7 +120,7 @@ class PreparedCall:
         except Exception as error:  # noqa: BLE001 - a call never raises for a tool failure
             return failure("evaluation-failed", str(error))
 
-    def failed_plain(self, error: NxIrError) -> ToolFailure:
+    def failed_plain(self, error: "NxIrError") -> "ToolFailure":
         """A runtime failure of a call with no context: the runtime's input limit is the model's cap."""
         diagnostics = error.diagnostics
         if diagnostics and diagnostics[0].code == "nx-ir-resource-limit":
@@ -131,7 +129,7 @@ class PreparedCall:
                 return self.too_large()
         return self._failed(error)
 
-    def _run_with_context(self, input: object, call_id: str, context: object) -> CallOutcome:
+    def _run_with_context(self, input: object, call_id: str, context: object) -> "CallOutcome":
         if not isinstance(input, Mapping):
             return self.not_an_object()
         cap = self.max_arguments_size
@@ -168,7 +166,7 @@ class PreparedCall:
         except Exception as error:  # noqa: BLE001 - a call never raises for a tool failure
             return failure("evaluation-failed", str(error))
 
-    def _failed(self, error: NxIrError) -> ToolFailure:
+    def _failed(self, error: "NxIrError") -> "ToolFailure":
         """A runtime failure, classified from its diagnostics, with what the call used."""
         from .classify import classify_runtime_failure  # a failure's path only
 
@@ -183,7 +181,7 @@ class PreparedCall:
         )
 
 
-def plain_copy(value: object) -> dict[Any, Any] | None:
+def plain_copy(value: object) -> "dict[Any, Any] | None":
     """A plain dict copy of a mapping a host handed in, or ``None`` when it is not a mapping or
     reading it raises. A dict, subclasses too, is read from its storage (as the runtime reads it),
     so none of a subclass's own methods run; another mapping is read through its methods."""
@@ -197,7 +195,7 @@ def plain_copy(value: object) -> dict[Any, Any] | None:
     return None
 
 
-def context_record(context: object, call_id: str) -> dict[str, Any] | None:
+def context_record(context: object, call_id: str) -> "dict[str, Any] | None":
     """A copy of the host's record with ``callId`` set to this call's, or ``None`` when ``context`` is
     not a record with a string ``$type`` (or a mapping that cannot be read). The host's own record is
     not changed."""
@@ -211,7 +209,7 @@ def context_record(context: object, call_id: str) -> dict[str, Any] | None:
     return record
 
 
-def missing_context_message(tool_name: str, parameters: Sequence[str], context: object) -> str:
+def missing_context_message(tool_name: str, parameters: "Sequence[str]", context: object) -> str:
     """The message of a call that gave no usable record to a tool that needs one."""
     names = ", ".join(f"'{name}'" for name in parameters)
     supplied = "none" if context is None else "one with no '$type'"

@@ -5,8 +5,6 @@
 the tools not marked damaged.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 
 from .._record import Record
@@ -22,32 +20,32 @@ __all__ = ["DefinitionProblems", "SUPPORTED_FORMAT_VERSIONS", "check_agent_tools
 
 #: agent/definition.py's AGENT_DEFINITION_FORMAT_VERSION (tests/test_bundle.py holds them equal),
 #: written here so that a check loads no definition module.
-SUPPORTED_FORMAT_VERSIONS: tuple[int, ...] = (1,)
+SUPPORTED_FORMAT_VERSIONS: "tuple[int, ...]" = (1,)
 
 
 class DefinitionProblems(Record):
     """The tools read from a definition, the indices of those too damaged to read further, and the diagnostics."""
 
     __slots__ = ("tools", "damaged", "diagnostics")
-    _defaults: dict[str, Any] = {"damaged": frozenset(), "diagnostics": []}
+    _defaults: "dict[str, Any]" = {"damaged": frozenset(), "diagnostics": []}
 
-    tools: list[Any]
-    damaged: frozenset[int]
-    diagnostics: list[NxAgentDiagnostic]
+    tools: "list[Any]"
+    damaged: "frozenset[int]"
+    diagnostics: "list[NxAgentDiagnostic]"
 
     def __init__(
-        self, tools: list[Any], damaged: frozenset[int] = frozenset(), diagnostics: list[NxAgentDiagnostic] | None = None
+        self, tools: "list[Any]", damaged: "frozenset[int]" = frozenset(), diagnostics: "list[NxAgentDiagnostic] | None" = None
     ) -> None:
         super().__init__(tools, damaged, [] if diagnostics is None else diagnostics)
 
 
-def _diagnostic(*fields: Any) -> NxAgentDiagnostic:
+def _diagnostic(*fields: "Any") -> "NxAgentDiagnostic":
     from .diagnostics import NxAgentDiagnostic  # the problems' path only
 
     return NxAgentDiagnostic(*fields)
 
 
-def _get(mapping: Mapping[str, Any], key: str) -> Any:
+def _get(mapping: "Mapping[str, Any]", key: str) -> "Any":
     """``mapping.get(key, MISSING)``, the absent value (:data:`nx_agent._missing.MISSING`) loaded only
     when a key is absent: a definition that is whole never needs it."""
     try:
@@ -73,7 +71,7 @@ def _is_declaration_name(value: object) -> bool:
     return isinstance(value, Mapping) and isinstance(value.get("module"), str) and isinstance(value.get("name"), str)
 
 
-def tool_shape_problem(tool: object) -> str | None:
+def tool_shape_problem(tool: object) -> "str | None":
     """Why one stored tool does not have the shape the package wrote, or ``None``.
 
     Checks every member read before a call; what a call reads (method, path, base URL) the
@@ -114,20 +112,20 @@ def _is_supported_version(version: object) -> bool:
     return is_number(version) and version in SUPPORTED_FORMAT_VERSIONS
 
 
-def _declares_function(program: Program, module: str, name: str) -> bool:
+def _declares_function(program: "Program", module: str, name: str) -> bool:
     prepared = program.module(module)
     return prepared is not None and name in prepared.functions
 
 
-def definition_problems(definition: object, program: Program) -> DefinitionProblems:
+def definition_problems(definition: object, program: "Program") -> "DefinitionProblems":
     """Every problem of a definition (or a bare tool list) that does not depend on how it will run.
 
     An unsupported format version is reported alone; a definition that is not one, or whose
     ``tools`` is not a list, stops the check. Each damaged tool is reported and skipped; each other
     ``function``/``http`` tool must name a function the linked ``program`` declares.
     """
-    diagnostics: list[NxAgentDiagnostic] = []
-    tools: list[Any]
+    diagnostics: "list[NxAgentDiagnostic]" = []
+    tools: "list[Any]"
     if isinstance(definition, (list, tuple)):
         tools = list(definition)
     elif not isinstance(definition, Mapping):
@@ -169,7 +167,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
             return DefinitionProblems(tools=[], diagnostics=diagnostics)
         tools = list(held)
 
-    damaged: set[int] = set()
+    damaged: "set[int]" = set()
     for index, tool in enumerate(tools):
         path = f"tools[{index}]"
         problem = tool_shape_problem(tool)
@@ -189,7 +187,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
         kind = tool["kind"]
         if kind not in ("function", "http"):
             continue
-        reference: Mapping[str, str] = tool["config"]["function" if kind == "function" else "arguments"]
+        reference: "Mapping[str, str]" = tool["config"]["function" if kind == "function" else "arguments"]
         if not _declares_function(program, reference["module"], reference["name"]):
             diagnostics.append(
                 _diagnostic(
@@ -205,7 +203,7 @@ def definition_problems(definition: object, program: Program) -> DefinitionProbl
     return DefinitionProblems(tools=tools, damaged=frozenset(damaged), diagnostics=diagnostics)
 
 
-def check_agent_tools(definition: object, program: Program) -> list[NxAgentDiagnostic]:
+def check_agent_tools(definition: object, program: "Program") -> "list[NxAgentDiagnostic]":
     """The diagnostics that keep ``definition`` from running with ``program``; empty when it can.
 
     ``definition`` is a definition or a bare list of its tools (no format check then). Needs no

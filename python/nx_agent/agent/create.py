@@ -6,8 +6,6 @@ definition checks of §4 (:mod:`nx_agent.agent.check`) and adds its own (a reque
 :class:`~nx_agent.agent.diagnostics.NxAgentError` holding all of them, and returns no tools.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 from .._lazy import lazy_names
@@ -49,11 +47,11 @@ RuntimeOptions = Mapping[str, "Any"] | Limits | None
 __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("AgentExecutorError",)})
 
 
-def _context_names(config: Mapping[str, Any]) -> list[str]:
+def _context_names(config: "Mapping[str, Any]") -> "list[str]":
     return [parameter["name"] for parameter in config["contextParameters"]]
 
 
-def _prepare(program: Program, tool: Mapping[str, Any], limits: CallLimits, check: bool = False) -> PreparedCall:
+def _prepare(program: "Program", tool: "Mapping[str, Any]", limits: "CallLimits", check: bool = False) -> "PreparedCall":
     config = tool["config"]
     reference = config["function"] if tool["kind"] == "function" else config["arguments"]
     if check:
@@ -64,18 +62,18 @@ def _prepare(program: Program, tool: Mapping[str, Any], limits: CallLimits, chec
 
 
 def create_agent_tools(
-    definition: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    program: Program,
+    definition: "Mapping[str, Any] | Sequence[Mapping[str, Any]]",
+    program: "Program",
     *,
-    request: AgentHttpRequestFunction | None = None,
-    executors: Mapping[str, AgentExecutor] | None = None,
+    request: "AgentHttpRequestFunction | None" = None,
+    executors: "Mapping[str, AgentExecutor] | None" = None,
     max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
     max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    runtime: RuntimeOptions = None,
+    runtime: "RuntimeOptions" = None,
     validate_arguments: bool = False,
-    tool_limits: Mapping[str, Mapping[str, int]] | None = None,
-) -> list[AgentTool]:
+    tool_limits: "Mapping[str, Mapping[str, int]] | None" = None,
+) -> "list[AgentTool]":
     """One tool per stored tool, in order, each with ``execute``/``aexecute`` except ``provider`` tools.
 
     ``definition`` is a stored definition (a dict) or its bare tool list; ``program`` the linked
@@ -142,7 +140,7 @@ def create_agent_tools(
         from .diagnostics import NxAgentError
 
         raise NxAgentError(diagnostics)
-    tools: list[AgentTool] = []
+    tools: "list[AgentTool]" = []
     own_limits = {
         name: read_call_limits(
             max_operations=given.get("max_operations", max_operations),
@@ -179,18 +177,18 @@ else:
 
 
 def evaluate_http_arguments(
-    tool: Mapping[str, Any],
-    program: Program,
-    input: Any,
+    tool: "Mapping[str, Any]",
+    program: "Program",
+    input: "Any",
     *,
     call_id: str,
-    context: Any = None,
-    cancel: CancelToken | None = None,
+    context: "Any" = None,
+    cancel: "CancelToken | None" = None,
     max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
     max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    runtime: RuntimeOptions = None,
-) -> EvaluateHttpArgumentsResult:
+    runtime: "RuntimeOptions" = None,
+) -> "EvaluateHttpArgumentsResult":
     """Evaluate an ``http`` tool's arguments and build its request, sending nothing (§5.8).
 
     Answers ``{"ok": True, "arguments", "request", "usage"}``; a failure is the result ``execute``
@@ -217,5 +215,5 @@ def evaluate_http_arguments(
     return {"ok": True, "arguments": call["arguments"], "request": call["request"], "usage": prepared.usage}
 
 
-def _never_called(call: dict[str, Any]) -> Mapping[str, Any]:
+def _never_called(call: "dict[str, Any]") -> "Mapping[str, Any]":
     raise AssertionError("evaluate_http_arguments sends nothing")

@@ -21,8 +21,6 @@ begins with nothing done, or while it waits on the host's request function or ex
 work is then abandoned (the cancellation is absorbed, and the task's cancel request count undone).
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Mapping
 
@@ -42,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentTool", "FunctionAgentTool"]
 
 
-def _is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
+def _is_awaitable(value: object) -> "TypeGuard[Awaitable[Any]]":
     """What ``inspect.isawaitable`` answers, without loading ``inspect`` for the common answers: a
     native coroutine or any object whose type has ``__await__`` is; a generator is when
     ``types.coroutine`` made it one (``inspect`` decides); nothing else is."""
@@ -91,7 +89,7 @@ def _absorb_cancellation() -> None:
         uncancel()
 
 
-def _raised(error: Exception, default_code: str) -> ToolFailure:
+def _raised(error: "Exception", default_code: str) -> "ToolFailure":
     """A host function's exception as a failed result: an :class:`NxAgentToolError` keeps its code,
     message, diagnostics and limit; anything else gets ``default_code`` and its text."""
     from .diagnostics import NxAgentToolError  # a host function raised: not the common path
@@ -115,14 +113,14 @@ class AgentTool(Mapping[str, "Any"]):
 
     __slots__ = ("definition",)
 
-    def __init__(self, definition: Mapping[str, Any]) -> None:
+    def __init__(self, definition: "Mapping[str, Any]") -> None:
         #: The stored tool, a shallow copy (its fields are the definition's own objects).
-        self.definition: dict[str, Any] = dict(definition)
+        self.definition: "dict[str, Any]" = dict(definition)
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> "Any":
         return self.definition[key]
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> "Iterator[str]":
         return iter(self.definition)
 
     def __len__(self) -> int:
@@ -141,32 +139,32 @@ class AgentTool(Mapping[str, "Any"]):
         return kind
 
     @property
-    def description(self) -> str | None:
+    def description(self) -> "str | None":
         """The tool's description."""
         return self.definition.get("description")
 
     @property
-    def title(self) -> str | None:
+    def title(self) -> "str | None":
         """The title a host describer gave, if any."""
         return self.definition.get("title")
 
     @property
-    def input_schema(self) -> Any:
+    def input_schema(self) -> "Any":
         """The JSON Schema of the tool's input, as stored."""
         return self.definition.get("inputSchema")
 
     @property
-    def output_schema(self) -> Any:
+    def output_schema(self) -> "Any":
         """The JSON Schema of the tool's output, as stored, if any."""
         return self.definition.get("outputSchema")
 
     @property
-    def annotations(self) -> Any:
+    def annotations(self) -> "Any":
         """The four MCP hints."""
         return self.definition.get("annotations")
 
     @property
-    def config(self) -> Any:
+    def config(self) -> "Any":
         """The per-kind configuration."""
         return self.definition.get("config")
 
@@ -175,17 +173,17 @@ class AgentTool(Mapping[str, "Any"]):
 
     # Pickling and copying: :mod:`nx_agent.agent.travel` (a pickled tool is made again, and checked,
     # with its program, options and host function; a copy shares them).
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+    def __reduce_ex__(self, protocol: "Any") -> "tuple[Any, ...]":
         from .travel import reduce_tool
 
         return reduce_tool(self, protocol)
 
-    def __copy__(self) -> AgentTool:
+    def __copy__(self) -> "AgentTool":
         from .travel import copy_tool
 
         return copy_tool(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> AgentTool:
+    def __deepcopy__(self, memo: "dict[int, Any]") -> "AgentTool":
         from .travel import copy_tool
 
         return copy_tool(self, memo)
@@ -196,10 +194,10 @@ class _ExecutableTool(AgentTool):
 
     __slots__ = ()
 
-    def _aborted(self) -> ToolFailure:
+    def _aborted(self) -> "ToolFailure":
         return failure("aborted", f"The call of tool '{self.definition['name']}' was aborted before it began.")
 
-    def _cancelled(self, usage: Any = None) -> ToolFailure:
+    def _cancelled(self, usage: "Any" = None) -> "ToolFailure":
         return failure(
             "aborted",
             f"The call of tool '{self.definition['name']}' was cancelled while it ran.",
@@ -212,18 +210,18 @@ class _ExecutableTool(AgentTool):
         (``create_agent_tools(..., validate_arguments=True)``)."""
         return False
 
-    def oversized(self, input: object) -> ToolFailure | None:
+    def oversized(self, input: object) -> "ToolFailure | None":
         """The ``invalid-input`` refusal when ``input`` is over the tool's argument limit
         (``max_arguments_size``), else ``None``; a tool of a host kind has no such limit."""
         return None
 
-    def _no_call_id(self) -> ToolFailure:
+    def _no_call_id(self) -> "ToolFailure":
         return failure(
             "invalid-context",
             f"A call of tool '{self.definition['name']}' needs a 'callId', a string that is not empty.",
         )
 
-    def _refused(self, call_id: object, cancel: CancelToken | None) -> ToolFailure | None:
+    def _refused(self, call_id: object, cancel: "CancelToken | None") -> "ToolFailure | None":
         if cancel is not None and cancel.cancelled:
             return self._aborted()
         if type(call_id) is not str or not call_id:
@@ -236,7 +234,7 @@ class FunctionAgentTool(_ExecutableTool):
 
     __slots__ = ("_call",)
 
-    def __init__(self, definition: Mapping[str, Any], call: PreparedCall) -> None:
+    def __init__(self, definition: "Mapping[str, Any]", call: "PreparedCall") -> None:
         super().__init__(definition)
         self._call = call
 
@@ -244,12 +242,12 @@ class FunctionAgentTool(_ExecutableTool):
     def checks_input(self) -> bool:
         return self._call.check is not None
 
-    def oversized(self, input: object) -> ToolFailure | None:
+    def oversized(self, input: object) -> "ToolFailure | None":
         return self._call.oversized(input)
 
     def execute(
-        self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
-    ) -> ToolResult:
+        self, input: "Any", *, call_id: str, context: "Any" = None, cancel: "CancelToken | None" = None
+    ) -> "ToolResult":
         """Run the tool's function for one call; never raises for a tool failure.
 
         ``input`` is the model's arguments (a JSON object, checked by the NX runtime against the
@@ -284,13 +282,13 @@ class FunctionAgentTool(_ExecutableTool):
             "usage": {"operations": evaluated.operations, "inputSize": evaluated.input_size},  # type: ignore[typeddict-item]
         }
 
-    async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:
+    async def aexecute(self, input: "Any", *, call_id: str, context: "Any" = None) -> "ToolResult":
         """:meth:`execute` in a coroutine; a task already cancelled when it begins answers ``aborted``."""
         if _current_task_cancelling():
             return self._aborted()
         return self.execute(input, call_id=call_id, context=context)
 
-    def profile(self, input: Any, *, call_id: str = "profile", context: Any = None) -> Profile:
+    def profile(self, input: "Any", *, call_id: str = "profile", context: "Any" = None) -> "Profile":
         """One call made as :meth:`execute` makes it, profiled: where its operations went (see
         :mod:`nx_agent.profile`). ``profile.usage`` is the answer's usage, ``profile.value`` its
         output and ``profile.error`` its error object when it failed."""

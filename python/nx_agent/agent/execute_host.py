@@ -1,8 +1,6 @@
 """Tools of a host kind (agent-package §5.6), run by the host's executor for that kind. Loaded by
 the first definition with such a tool (see :mod:`nx_agent.agent.execute`)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 
 from .._record import Record
@@ -27,10 +25,10 @@ class ToolCallContext(Record):
     _defaults = {"context": None, "cancel": None}
 
     call_id: str
-    context: Any
-    cancel: CancelToken | None
+    context: "Any"
+    cancel: "CancelToken | None"
 
-    def __init__(self, call_id: str, context: Any = None, cancel: CancelToken | None = None) -> None:
+    def __init__(self, call_id: str, context: "Any" = None, cancel: "CancelToken | None" = None) -> None:
         super().__init__(call_id, context, cancel)
 
 
@@ -45,13 +43,13 @@ class HostAgentTool(_ExecutableTool):
 
     __slots__ = ("_executor",)
 
-    def __init__(self, definition: Mapping[str, Any], executor: AgentExecutor) -> None:
+    def __init__(self, definition: "Mapping[str, Any]", executor: "AgentExecutor") -> None:
         super().__init__(definition)
         self._executor = executor
 
     def execute(
-        self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
-    ) -> ToolResult:
+        self, input: "Any", *, call_id: str, context: "Any" = None, cancel: "CancelToken | None" = None
+    ) -> "ToolResult":
         """Hand the call to the executor; never raises for a tool failure. The executor must answer
         synchronously here (use :meth:`aexecute` for one that answers an awaitable)."""
         refused = self._refused(call_id, cancel)
@@ -69,7 +67,7 @@ class HostAgentTool(_ExecutableTool):
             )
         return {"ok": True, "output": output}
 
-    async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:
+    async def aexecute(self, input: "Any", *, call_id: str, context: "Any" = None) -> "ToolResult":
         """:meth:`execute` in a coroutine, awaiting an executor that answers an awaitable."""
         if _current_task_cancelling():
             return self._aborted()

@@ -2,8 +2,6 @@
 the connection's base URL, and the host's request function called with it. Loaded by the first
 definition with an ``http`` tool (see :mod:`nx_agent.agent.execute`)."""
 
-from __future__ import annotations
-
 from collections.abc import Awaitable, Callable, Mapping
 
 from .._record import Record
@@ -26,10 +24,10 @@ class PreparedRequest(Record):
 
     __slots__ = ("call", "usage")
 
-    call: dict[str, Any]
-    usage: ToolUsage
+    call: "dict[str, Any]"
+    usage: "ToolUsage"
 
-    def __init__(self, call: dict[str, Any], usage: ToolUsage) -> None:
+    def __init__(self, call: "dict[str, Any]", usage: "ToolUsage") -> None:
         super().__init__(call, usage)
 
 
@@ -45,7 +43,7 @@ class HttpAgentTool(_ExecutableTool):
 
     __slots__ = ("_call", "_request", "_connection", "_function_name", "_module")
 
-    def __init__(self, definition: Mapping[str, Any], call: PreparedCall, request: AgentHttpRequestFunction) -> None:
+    def __init__(self, definition: "Mapping[str, Any]", call: "PreparedCall", request: "AgentHttpRequestFunction") -> None:
         super().__init__(definition)
         self._call = call
         self._request = request
@@ -58,12 +56,12 @@ class HttpAgentTool(_ExecutableTool):
     def checks_input(self) -> bool:
         return self._call.check is not None
 
-    def oversized(self, input: object) -> ToolFailure | None:
+    def oversized(self, input: object) -> "ToolFailure | None":
         return self._call.oversized(input)
 
     def prepare(
-        self, input: Any, call_id: str, context: Any, cancel: CancelToken | None
-    ) -> PreparedRequest | ToolFailure:
+        self, input: "Any", call_id: str, context: "Any", cancel: "CancelToken | None"
+    ) -> "PreparedRequest | ToolFailure":
         """Evaluate the arguments and build the request (§5.5 steps 1–3): the call to hand the
         request function and the usage, or a failed result."""
         refused = self._refused(call_id, cancel)
@@ -89,7 +87,7 @@ class HttpAgentTool(_ExecutableTool):
         built = build_http_request(self.definition, value)
         if isinstance(built, HttpRequestRefused):
             return failure("invalid-request", built.error.message, usage=usage)
-        call: dict[str, Any] = {
+        call: "dict[str, Any]" = {
             "request": built.request,
             "arguments": built.arguments,
             "callId": call_id,
@@ -101,7 +99,7 @@ class HttpAgentTool(_ExecutableTool):
             call["cancel"] = cancel
         return PreparedRequest(call, usage)
 
-    def _answered(self, answer: object, usage: ToolUsage) -> ToolResult:
+    def _answered(self, answer: object, usage: "ToolUsage") -> "ToolResult":
         try:
             status = answer.get("status") if isinstance(answer, Mapping) else None
         except Exception:  # noqa: BLE001 - an answer whose own methods raise has no status
@@ -113,12 +111,12 @@ class HttpAgentTool(_ExecutableTool):
                 "numeric 'status'.",
                 usage=usage,
             )
-        success: ToolSuccess = {"ok": True, "output": answer, "usage": usage}
+        success: "ToolSuccess" = {"ok": True, "output": answer, "usage": usage}
         return success
 
     def execute(
-        self, input: Any, *, call_id: str, context: Any = None, cancel: CancelToken | None = None
-    ) -> ToolResult:
+        self, input: "Any", *, call_id: str, context: "Any" = None, cancel: "CancelToken | None" = None
+    ) -> "ToolResult":
         """Evaluate, build and make the request for one call; never raises for a tool failure.
 
         The tool's NX function evaluates the request's arguments from ``input``; the request is
@@ -148,7 +146,7 @@ class HttpAgentTool(_ExecutableTool):
             )
         return self._answered(answer, usage)
 
-    async def aexecute(self, input: Any, *, call_id: str, context: Any = None) -> ToolResult:
+    async def aexecute(self, input: "Any", *, call_id: str, context: "Any" = None) -> "ToolResult":
         """:meth:`execute` in a coroutine, awaiting a request function that answers an awaitable."""
         if _current_task_cancelling():
             return self._aborted()

@@ -5,8 +5,6 @@ Every call gets the whole budget; a host raises or lowers the limits, and can tu
 given value must be a non-negative safe integer (``0 ≤ n ≤ 2**53 − 1``).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
@@ -44,7 +42,7 @@ _RUNTIME_OPTIONS = ("max_call_depth", "max_range_length", "max_memory")
 __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("AgentOptionError",)})
 
 
-def _refused(message: str) -> AgentOptionError:
+def _refused(message: str) -> "AgentOptionError":
     from ..errors import AgentOptionError
 
     return AgentOptionError(message)
@@ -81,9 +79,9 @@ class CallLimits(Record):
     max_operations: int
     max_arguments_size: int
     max_context_size: int
-    max_call_depth: int | None
-    max_range_length: int | None
-    max_memory: int | None
+    max_call_depth: "int | None"
+    max_range_length: "int | None"
+    max_memory: "int | None"
     """Bytes of values one call may allocate (``None``: the runtime's default, 256 MiB)."""
 
     def __init__(
@@ -91,15 +89,15 @@ class CallLimits(Record):
         max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
         max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
         max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-        max_call_depth: int | None = None,
-        max_range_length: int | None = None,
-        max_memory: int | None = None,
+        max_call_depth: "int | None" = None,
+        max_range_length: "int | None" = None,
+        max_memory: "int | None" = None,
     ) -> None:
         super().__init__(
             max_operations, max_arguments_size, max_context_size, max_call_depth, max_range_length, max_memory
         )
 
-    def runtime_limits(self, reference: Mapping[str, str], context_parameters: Sequence[str]) -> Limits:
+    def runtime_limits(self, reference: "Mapping[str, str]", context_parameters: "Sequence[str]") -> "Limits":
         """The runtime limits of one function's calls. The input limit is the function record, the
         model's cap, and per context parameter the context's cap and what its name costs, so it
         never refuses a call that passed the package's own two checks."""
@@ -126,8 +124,8 @@ def read_call_limits(
     max_operations: object = NX_AGENT_DEFAULT_MAX_OPERATIONS,
     max_arguments_size: object = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     max_context_size: object = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    runtime: Mapping[str, Any] | Limits | None = None,
-) -> CallLimits:
+    runtime: "Mapping[str, Any] | Limits | None" = None,
+) -> "CallLimits":
     """Read a host's limit options, raising :class:`AgentOptionError` for a value that is not a
     non-negative safe integer, and ``TypeError`` for a runtime option the package does not pass on.
 
@@ -136,9 +134,9 @@ def read_call_limits(
     not used): the budget is ``max_operations``, and the input limit the package computes per
     function.
     """
-    depth: int | None = None
-    ranges: int | None = None
-    memory: int | None = None
+    depth: "int | None" = None
+    ranges: "int | None" = None
+    memory: "int | None" = None
     if isinstance(runtime, Limits):
         depth, ranges, memory = runtime.max_call_depth, runtime.max_range_length, runtime.max_memory
     elif runtime is not None:

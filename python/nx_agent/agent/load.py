@@ -2,8 +2,6 @@
 text and images), links the images and creates the tools; nothing of normalization or schemas is
 loaded (see :mod:`nx_agent.agent.compile` for the other half)."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .._record import Record
@@ -29,10 +27,10 @@ Image = bytes | bytearray | memoryview | PreparedModule
 Images = Mapping[str, Image] | Iterable[Image]
 """NX IR images: a mapping identity → image, or the images alone (each names its identity)."""
 
-def prepare_images(images: Images) -> dict[str, PreparedModule]:
+def prepare_images(images: "Images") -> "dict[str, PreparedModule]":
     """Each image prepared, by the identity it declares (a mapping's keys must agree with it)."""
-    prepared: dict[str, PreparedModule] = {}
-    pairs: Iterable[tuple[str | None, Image]]
+    prepared: "dict[str, PreparedModule]" = {}
+    pairs: "Iterable[tuple[str | None, Image]]"
     if isinstance(images, Mapping):
         pairs = images.items()
     else:
@@ -45,7 +43,7 @@ def prepare_images(images: Images) -> dict[str, PreparedModule]:
     return prepared
 
 
-def _link(images: Images, entry: str, allow_version_mismatch: bool = False) -> Program:
+def _link(images: "Images", entry: str, allow_version_mismatch: bool = False) -> "Program":
     modules = prepare_images(images)
     if entry not in modules:
         raise ValueError(f"No image is the entry module '{entry}'; the images are {', '.join(sorted(modules)) or 'none'}.")
@@ -57,14 +55,14 @@ class LoadedAgent(Record, Sequence["AgentTool"]):
 
     __slots__ = ("definition", "program", "tools")
 
-    definition: dict[str, Any]
-    program: Program
-    tools: list[AgentTool]
+    definition: "dict[str, Any]"
+    program: "Program"
+    tools: "list[AgentTool]"
 
-    def __init__(self, definition: dict[str, Any], program: Program, tools: list[AgentTool]) -> None:
+    def __init__(self, definition: "dict[str, Any]", program: "Program", tools: "list[AgentTool]") -> None:
         super().__init__(definition, program, tools)
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: "Any") -> "Any":
         if isinstance(key, str):
             for tool in self.tools:
                 if tool.name == key:
@@ -75,10 +73,10 @@ class LoadedAgent(Record, Sequence["AgentTool"]):
     def __len__(self) -> int:
         return len(self.tools)
 
-    def __iter__(self) -> Iterator[AgentTool]:
+    def __iter__(self) -> "Iterator[AgentTool]":
         return iter(self.tools)
 
-    def stored(self) -> dict[str, Any]:
+    def stored(self) -> "dict[str, Any]":
         """``load_agent``'s arguments for this agent, without the host's functions: the definition
         text, the images and the options, as plain data that always pickles. Where it arrives,
         ``load_agent(**stored, request=..., executors=...)`` makes the same tools."""
@@ -88,15 +86,15 @@ class LoadedAgent(Record, Sequence["AgentTool"]):
 
     # Pickling and copying: :mod:`nx_agent.agent.travel` (the tools are made again from the
     # definition, the program, the options and the host's functions; a copy shares them).
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+    def __reduce_ex__(self, protocol: "Any") -> "tuple[Any, ...]":
         from .travel import reduce_agent
 
         return reduce_agent(self, protocol)
 
-    def __copy__(self) -> LoadedAgent:
+    def __copy__(self) -> "LoadedAgent":
         return LoadedAgent(self.definition, self.program, list(self.tools))
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> LoadedAgent:
+    def __deepcopy__(self, memo: "dict[int, Any]") -> "LoadedAgent":
         import copy
 
         tools = [copy.deepcopy(tool, memo) for tool in self.tools]
@@ -104,20 +102,20 @@ class LoadedAgent(Record, Sequence["AgentTool"]):
 
 
 def load_agent(
-    definition_text: str | bytes | Mapping[str, Any],
-    images: Images,
+    definition_text: "str | bytes | Mapping[str, Any]",
+    images: "Images",
     *,
     entry: str = "main.nx",
-    request: AgentHttpRequestFunction | None = None,
-    executors: Mapping[str, AgentExecutor] | None = None,
+    request: "AgentHttpRequestFunction | None" = None,
+    executors: "Mapping[str, AgentExecutor] | None" = None,
     max_operations: int = NX_AGENT_DEFAULT_MAX_OPERATIONS,
     max_arguments_size: int = NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     max_context_size: int = NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
-    runtime: Mapping[str, Any] | Limits | None = None,
+    runtime: "Mapping[str, Any] | Limits | None" = None,
     validate_arguments: bool = False,
     allow_version_mismatch: bool = False,
-    tool_limits: Mapping[str, Mapping[str, int]] | None = None,
-) -> LoadedAgent:
+    tool_limits: "Mapping[str, Mapping[str, int]] | None" = None,
+) -> "LoadedAgent":
     """Link the stored ``images`` and create the tools of the stored definition.
 
     ``definition_text`` is the stored text (or the parsed definition); the options are

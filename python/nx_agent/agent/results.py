@@ -8,8 +8,6 @@
 reference's JSON so a result reads the same in a JavaScript host.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
@@ -30,7 +28,7 @@ __all__ = [
     "usage_of",
 ]
 
-PACKAGE_ERROR_CODES: tuple[str, ...] = (
+PACKAGE_ERROR_CODES: "tuple[str, ...]" = (
     "invalid-input",
     "invalid-context",
     "resource-limit",
@@ -44,7 +42,7 @@ choose any other."""
 
 if not TYPE_CHECKING:
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> "Any":
         # The TypedDict shapes are made when first read (agent/shapes.py): a cold start runs none of
         # typing's work for them.
         if name in {'ToolLimit', 'ToolResult', 'ToolSuccess', 'ToolFailure', 'ToolUsage', 'ToolError'}:
@@ -54,9 +52,9 @@ if not TYPE_CHECKING:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def usage_of(native: Mapping[str, int]) -> ToolUsage:
+def usage_of(native: "Mapping[str, int]") -> "ToolUsage":
     """The usage the runtime reported (``operations``, ``input_size``) under the result's keys."""
-    usage: ToolUsage = {}
+    usage: "ToolUsage" = {}
     operations = native.get("operations")
     if operations is not None:
         usage["operations"] = operations
@@ -70,17 +68,17 @@ def failure(
     code: str,
     message: str,
     *,
-    diagnostics: Sequence[Mapping[str, Any]] | None = None,
-    limit: Mapping[str, Any] | None = None,
-    usage: ToolUsage | None = None,
-) -> ToolFailure:
+    diagnostics: "Sequence[Mapping[str, Any]] | None" = None,
+    limit: "Mapping[str, Any] | None" = None,
+    usage: "ToolUsage | None" = None,
+) -> "ToolFailure":
     """A failed result; each optional member is present only when given."""
-    error: ToolError = {"code": code, "message": message}
+    error: "ToolError" = {"code": code, "message": message}
     if diagnostics is not None:
         error["diagnostics"] = [dict(diagnostic) for diagnostic in diagnostics]
     if limit is not None:
         error["limit"] = dict(limit)  # type: ignore[typeddict-item]
-    result: ToolFailure = {"ok": False, "error": error}
+    result: "ToolFailure" = {"ok": False, "error": error}
     if usage is not None:
         result["usage"] = usage
     return result
