@@ -100,7 +100,7 @@ HEAVY = ["typing", "importlib", "warnings", "dataclasses", "inspect", "jsonschem
 OURS_NOT_NEEDED = ["nx_agent.schema", "nx_agent.http", "nx_agent.agent.normalize", "nx_agent.agent.compile", "nx_agent.mcp", "nx_agent.cli"]
 # Loaded by what the path below never meets: a refusal (the error classes), an absent member of a
 # stored tool (the absent value), a tool of a host kind.
-OURS_NOT_MET = ["nx_agent.errors", "nx_agent._missing", "nx_agent.agent.execute_host", "nx_agent.ir"]
+OURS_NOT_MET = ["nx_agent.errors", "nx_agent._missing", "nx_agent.agent.execute_host", "nx_agent.ir", "nx_agent.agent.results"]
 
 
 def test_import_nx_agent_ir_loads_the_native_module_alone() -> None:

@@ -14,22 +14,24 @@ Tool contexts (§5.3 step 5, §5.4): a tool whose function declares context para
 host's record, with ``callId`` set to the call's, under each of their names; the model can never
 supply one (its keys of those names are dropped, whatever they hold). The record is measured, with
 ``callId`` set, against its own cap.
+
+The results' builders (:func:`failure`, :func:`usage_of`) are here too, so that a call loads one
+module; :mod:`nx_agent.agent.results` describes the shapes and gives the same functions.
 """
 
 from collections.abc import Mapping, Sequence
 
 from .._native import Evaluation, NxIrError, Program, call_function, measure_input_size
 from .limits import CallLimits
-from .results import failure, usage_of
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
     from typing import Any, Union
 
     from .input_check import InputCheck
-    from .results import ToolFailure
+    from .results import ToolError, ToolFailure, ToolUsage
 
-__all__ = ["CallOutcome", "PreparedCall", "context_record", "missing_context_message", "plain_copy"]
+__all__ = ["CallOutcome", "PreparedCall", "context_record", "failure", "missing_context_message", "plain_copy", "usage_of"]
 
 if TYPE_CHECKING:
     CallOutcome = Union[Evaluation, ToolFailure]
@@ -217,3 +219,38 @@ def missing_context_message(tool_name: str, parameters: "Sequence[str]", context
         f"Tool '{tool_name}' needs the host's tool context record, with its '$type', for its "
         f"parameter {names}; the call supplied {supplied}."
     )
+
+
+# The results' builders (the shapes: nx_agent.agent.results).
+
+
+def usage_of(native: "Mapping[str, int]") -> "ToolUsage":
+    """The usage the runtime reported (``operations``, ``input_size``) under the result's keys."""
+    usage: "ToolUsage" = {}
+    operations = native.get("operations")
+    if operations is not None:
+        usage["operations"] = operations
+    input_size = native.get("input_size")
+    if input_size is not None:
+        usage["inputSize"] = input_size
+    return usage
+
+
+def failure(
+    code: str,
+    message: str,
+    *,
+    diagnostics: "Sequence[Mapping[str, Any]] | None" = None,
+    limit: "Mapping[str, Any] | None" = None,
+    usage: "ToolUsage | None" = None,
+) -> "ToolFailure":
+    """A failed result; each optional member is present only when given."""
+    error: "ToolError" = {"code": code, "message": message}
+    if diagnostics is not None:
+        error["diagnostics"] = [dict(diagnostic) for diagnostic in diagnostics]
+    if limit is not None:
+        error["limit"] = dict(limit)  # type: ignore[typeddict-item]
+    result: "ToolFailure" = {"ok": False, "error": error}
+    if usage is not None:
+        result["usage"] = usage
+    return result

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from .._lazy import lazy_names
 from .._native import Limits, Program
-from .call import PreparedCall
+from .call import PreparedCall, failure
 from .check import definition_problems, tool_shape_problem
 from .execute import AgentTool, FunctionAgentTool
 from .limits import (
@@ -20,7 +20,6 @@ from .limits import (
     CallLimits,
     read_call_limits,
 )
-from .results import failure
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:

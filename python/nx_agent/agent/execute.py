@@ -25,8 +25,7 @@ import sys
 from collections.abc import Mapping
 
 from .._native import NxIrError, call_function
-from .call import PreparedCall
-from .results import failure
+from .call import PreparedCall, failure
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from collections.abc import Callable, Mapping
 
 from .._record import Record
 from .execute import _absorb_cancellation, _close_coroutine, _current_task_cancelling, _ExecutableTool, _is_awaitable, _raised
-from .results import failure
+from .call import failure
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@
 reference's JSON so a result reads the same in a JavaScript host.
 """
 
-from collections.abc import Mapping, Sequence
+from .call import failure, usage_of  # the builders live with the call (the bundle path loads no results module)
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
@@ -50,35 +50,3 @@ if not TYPE_CHECKING:
 
             return getattr(shapes, name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def usage_of(native: "Mapping[str, int]") -> "ToolUsage":
-    """The usage the runtime reported (``operations``, ``input_size``) under the result's keys."""
-    usage: "ToolUsage" = {}
-    operations = native.get("operations")
-    if operations is not None:
-        usage["operations"] = operations
-    input_size = native.get("input_size")
-    if input_size is not None:
-        usage["inputSize"] = input_size
-    return usage
-
-
-def failure(
-    code: str,
-    message: str,
-    *,
-    diagnostics: "Sequence[Mapping[str, Any]] | None" = None,
-    limit: "Mapping[str, Any] | None" = None,
-    usage: "ToolUsage | None" = None,
-) -> "ToolFailure":
-    """A failed result; each optional member is present only when given."""
-    error: "ToolError" = {"code": code, "message": message}
-    if diagnostics is not None:
-        error["diagnostics"] = [dict(diagnostic) for diagnostic in diagnostics]
-    if limit is not None:
-        error["limit"] = dict(limit)  # type: ignore[typeddict-item]
-    result: "ToolFailure" = {"ok": False, "error": error}
-    if usage is not None:
-        result["usage"] = usage
-    return result
