@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::{codes, IrError, IrResult};
 
 use super::compiled::Intrinsic;
-use super::machine::{Cx, Frame, Machine};
+use super::machine::{Cx, Frame, Machine, FIELD_BYTES};
 use super::compiled::name_key;
 use super::field_set::{applied, merged};
 use super::value::{Name, Record, Text, Value};
@@ -49,7 +49,9 @@ impl Machine<'_> {
             }
         }
         // Intrinsic copying is free under the charges (ir-format §6.1): the work counter sees
-        // it (a field copied or set is one unit), the memory ceiling bounds it.
+        // it (a field copied or set is one unit), the memory ceiling bounds it. A wide record's
+        // copy shares all but the paths the update changes (`field_set`, `wide`), so what is
+        // left free is the update's own fields (and a flat record, of at most 64 fields).
         let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
         match op {
             Intrinsic::Apply => {
@@ -61,16 +63,18 @@ impl Machine<'_> {
                         format!("Intrinsic 'apply' expects a {expected}, got {} for {}.", type_of(update), type_of(record)),
                     ));
                 }
-                self.copied(cx, index, record.fields.len() + update.fields.len())?;
-                Ok(Value::Record(Rc::new(Record::new(record.type_name.clone(), applied(record, update)))))
+                let made = applied(record, update);
+                self.copied(cx, index, made.copied, made.bytes)?;
+                Ok(Value::Record(Rc::new(Record::with_fields(record.type_name.clone(), made.fields))))
             }
             Intrinsic::Merge => {
                 let (a, b) = (&records[0], &records[1]);
                 if !self.same_name(&type_of(a), &type_of(b)) {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'merge' expects two {}, got {}.", type_of(a), type_of(b))));
                 }
-                self.copied(cx, index, a.fields.len() + b.fields.len())?;
-                Ok(Value::Record(Rc::new(Record::new(a.type_name.clone(), merged(a, b)))))
+                let made = merged(a, b);
+                self.copied(cx, index, made.copied, made.bytes)?;
+                Ok(Value::Record(Rc::new(Record::with_fields(a.type_name.clone(), made.fields))))
             }
             Intrinsic::Diff => {
                 let (before, after) = (&records[0], &records[1]);
@@ -78,7 +82,11 @@ impl Machine<'_> {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'diff' expects two {}, got {}.", type_of(before), type_of(after))));
                 }
                 self.tally((before.lookup_work() + 1) * (after.fields.len() as u64 + 1) + (after.lookup_work() + 1) * (before.fields.len() as u64 + 1));
-                self.copied(cx, index, before.fields.len() + after.fields.len())?;
+                // The names listed: each is compared below, one charge at least, so this copy
+                // is paid for (not a free copy).
+                let listed = before.fields.len() + after.fields.len();
+                self.tally(listed as u64 + 1);
+                self.allocate(cx, Some(index), FIELD_BYTES * (listed as u64 + 1))?;
                 let mut names: Vec<Name> = before.fields.iter().map(|(k, _)| Arc::clone(k)).collect();
                 for (k, _) in &after.fields {
                     if before.get_name(k).is_none() {
@@ -135,10 +143,11 @@ impl Machine<'_> {
                 placed.sort_unstable();
                 self.tally(placed.len() as u64 * u64::from(usize::BITS - placed.len().leading_zeros()));
                 // The list of names is free under the charges, as the intrinsics' copies are.
-                self.copied(cx, index, placed.len())?;
+                self.copied(cx, index, placed.len(), FIELD_BYTES * placed.len() as u64)?;
+                let fields = update.fields.as_slice();
                 let mut out = Vec::with_capacity(placed.len());
                 for (_, at) in placed {
-                    let name = &update.fields[at].0;
+                    let name = &fields[at].0;
                     self.tally(1 + name.len() as u64 / 64);
                     self.allocate(cx, Some(index), 16 + name.len() as u64)?;
                     out.push(Value::Str(Text::new(name)));
