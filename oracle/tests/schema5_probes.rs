@@ -101,6 +101,13 @@ fn probes() -> Program {
     let update = r#"{"$type":"Opt.Update","f3":100,"f5":null,"g1":1,"a":null,"f70":7,"g0":0}"#;
     // Adds back a cleared field (after the others) and clears one more.
     let again = r#"{"$type":"Opt.Update","f5":5,"f3":null}"#;
+    // Values that are not plain (a list, a record, a long text) in the shared part of a diff.
+    let long = "é".repeat(70);
+    let mixed = wide.replacen(
+        r#""f20":20"#,
+        &format!(r#""f20":[1,2,3],"r":{{"$type":"Other","n":1}},"s":"{long}""#),
+        1,
+    );
     let options = AssembleOptions { source: None, version: String::new(), schema: 5 };
     // Every node gets a span, so that the source a diagnostic names is compared too.
     let mut module = assemble_with_links(PROBES, &options, &[PROBES]).expect("the probes assemble");
@@ -127,6 +134,8 @@ fn probes() -> Program {
             call("mergedWide", "smallByWide", &[r#"{"$type":"Opt","z":1,"f9":0}"#, &wide]),
             call("diffed", "wide", &[&wide, update]),
             call("diffedTwice", "wide", &[&wide, update, again]),
+            call("diffed", "mixed", &[&mixed, update]),
+            call("diffedTwice", "mixed", &[&mixed, update, again]),
         ],
         images: vec![Image { identity: "probe.nx".to_string(), file: "probes".to_string(), stripped: true, bytes }],
         lifecycles: Vec::new(),

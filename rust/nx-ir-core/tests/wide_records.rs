@@ -101,3 +101,21 @@ fn wide_records_keep_the_flat_field_order_through_apply_merge_and_diff() {
         assert_eq!(call(&program, "diffed", &[x, y, w]), ["f3", "f5"], "diff, {width} fields");
     }
 }
+
+/// A diff of two copies of one wide record skips what they share only where that changes
+/// nothing: a value not equal to itself (NaN) is still listed, in its place.
+#[test]
+fn a_shared_value_unequal_to_itself_is_still_in_the_diff() {
+    let program = program();
+    for width in [12usize, 300] {
+        let held = names(0..width);
+        let mut fields: Vec<(&str, HostValue)> = held.iter().map(|name| (name.as_str(), HostValue::Int(1))).collect();
+        // Far from the fields the updates change or add (at the end): in a part both copies share.
+        let nan = if width > 64 { 100 } else { 10 };
+        fields[nan].1 = HostValue::Float(f64::NAN);
+        let x = record("Opt", &fields);
+        let y = record("Opt.Update", &[("f3", HostValue::Int(100)), ("f5", HostValue::Null)]);
+        let w = record("Opt.Update", &[("f5", HostValue::Int(5)), ("f3", HostValue::Null)]);
+        assert_eq!(call(&program, "diffed", &[x, y, w]), ["f3".to_string(), format!("f{nan}"), "f5".to_string()], "{width} fields");
+    }
+}

@@ -10,7 +10,8 @@ use super::compiled::Intrinsic;
 use super::machine::{Cx, Frame, Machine, FIELD_BYTES};
 use super::compiled::name_key;
 use super::field_set::{applied, merged};
-use super::value::{Name, Record, Text, Value};
+use super::value::{Fields, Name, Record, Text, Value, Wide};
+use super::wide::Step;
 
 impl Machine<'_> {
     pub(crate) fn eval_intrinsic(
@@ -80,6 +81,9 @@ impl Machine<'_> {
                 let (before, after) = (&records[0], &records[1]);
                 if !self.same_name(&type_of(before), &type_of(after)) {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'diff' expects two {}, got {}.", type_of(before), type_of(after))));
+                }
+                if let (Fields::Wide(b), Fields::Wide(a)) = (&before.fields, &after.fields) {
+                    return self.diff_wide(cx, index, &type_of(before), b, a);
                 }
                 self.tally((before.lookup_work() + 1) * (after.fields.len() as u64 + 1) + (after.lookup_work() + 1) * (before.fields.len() as u64 + 1));
                 // The names listed: each is compared below, one charge at least, so this copy
@@ -155,5 +159,70 @@ impl Machine<'_> {
                 Ok(Value::seq(out))
             }
         }
+    }
+}
+
+impl Machine<'_> {
+    /// `diff` of two wide records: what the flat `diff` does (each of `before`'s fields compared
+    /// with `after`'s, in `before`'s order, then each field only `after` holds, a charge per
+    /// comparison at the intrinsic's node), with the subtrees both records share (a copy's
+    /// unchanged part) charged without a visit when each of their values is plain (equal to
+    /// itself at one charge). `diff(r, apply(r, u))` visits u's paths only.
+    fn diff_wide(&mut self, cx: Cx, index: u32, type_name: &Name, before: &Wide, after: &Wide) -> IrResult<Value> {
+        let empty = Value::empty();
+        let mut fields: Vec<(Name, Value)> = Vec::new();
+        before.walk(after, &mut |step| match step {
+            Step::SamePlain(count) => self.equal_plain(cx, index, count),
+            Step::Same((name, value)) => {
+                if !self.equal(cx, Some(index), value, value)? {
+                    fields.push((Arc::clone(name), value.clone()));
+                }
+                Ok(())
+            }
+            Step::Field((name, value)) => {
+                let other = after.get(name).unwrap_or(&empty).clone();
+                if !self.equal(cx, Some(index), value, &other)? {
+                    fields.push((Arc::clone(name), other));
+                }
+                Ok(())
+            }
+        })?;
+        after.walk(before, &mut |step| match step {
+            // A field both hold at the same place: compared above.
+            Step::SamePlain(_) | Step::Same(_) => Ok(()),
+            Step::Field((name, value)) => {
+                if before.get(name).is_none() && !self.equal(cx, Some(index), &empty, value)? {
+                    fields.push((Arc::clone(name), value.clone()));
+                }
+                Ok(())
+            }
+        })?;
+        self.tally(fields.len() as u64 + 1);
+        self.allocate(cx, Some(index), FIELD_BYTES * (fields.len() as u64 + 1))?;
+        let type_name = self.update_name(type_name);
+        Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
+    }
+
+    /// `count` comparisons of plain values with themselves, as `equal` makes them: a charge
+    /// each at `node` (one at a time where the budget or a hook needs it), a unit of work each.
+    fn equal_plain(&mut self, cx: Cx, node: u32, count: u64) -> IrResult<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        self.charge(cx, Some(node), 1)?;
+        if !self.stack_ok() {
+            return Err(self.value_stack_error());
+        }
+        self.tally(1);
+        let rest = count - 1;
+        if rest <= self.fast_room() {
+            self.take_fast(rest);
+            return Ok(());
+        }
+        for _ in 0..rest {
+            self.charge(cx, Some(node), 1)?;
+            self.tally(1);
+        }
+        Ok(())
     }
 }

@@ -5,7 +5,9 @@
 //! record alone holds is changed in place, a shared one is copied once):
 //! - the slots: the fields by insertion number (a radix tree over the number, leaves of 16
 //!   slots), so a scan is insertion order. A cleared field leaves its slot empty, and a subtree
-//!   left empty is dropped, so a scan reads 16 slots per node that holds a field.
+//!   left empty is dropped, so a scan reads 16 slots per node that holds a field. Each node
+//!   keeps how many fields it holds and how many are plain (equal to themselves at one charge),
+//!   so `diff` of two copies charges what they share without visiting it ([`Wide::walk`]).
 //! - the names: a hash trie from each name (its text hashed with a per-process random key, so
 //!   nobody can choose colliding names) to its insertion number.
 //!
@@ -52,15 +54,75 @@ pub(crate) struct Cost {
 }
 
 const RC_HEADER: u64 = 16;
-const LEAF_BYTES: u64 = RC_HEADER + std::mem::size_of::<[Slot; WIDTH]>() as u64;
-const BRANCH_BYTES: u64 = RC_HEADER + std::mem::size_of::<[Option<Node>; WIDTH]>() as u64;
+const LEAF_BYTES: u64 = RC_HEADER + std::mem::size_of::<LeafNode>() as u64;
+const BRANCH_BYTES: u64 = RC_HEADER + std::mem::size_of::<BranchNode>() as u64;
 const TRIE_NODE_BYTES: u64 = RC_HEADER + std::mem::size_of::<TrieNode>() as u64;
 const TRIE_ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
 
+/// What a subtree holds: its fields, and how many of them compare with themselves in exactly one
+/// charge ([`plain`]), so `diff` can charge a subtree both records share without visiting it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Sum {
+    pub live: u64,
+    pub plain: u64,
+}
+
+impl Sum {
+    fn of(slot: &Slot) -> Sum {
+        match slot {
+            None => Sum::default(),
+            Some((_, value)) => Sum { live: 1, plain: u64::from(plain(value)) },
+        }
+    }
+}
+
+/// Whether `value` compared with itself is equal at exactly one charge and one unit of work
+/// (`Machine::equal`): a boolean, an integer, a float other than NaN, a text of fewer than 64
+/// bytes, or the empty value.
+pub(crate) fn plain(value: &Value) -> bool {
+    match value {
+        Value::Bool(_) | Value::Int(_) => true,
+        // NaN is not equal to itself.
+        Value::Float(float) => !float.is_nan(),
+        Value::Str(text) => text.len() < 64,
+        Value::Seq(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
+#[derive(Clone, Debug)]
+struct LeafNode {
+    slots: [Slot; WIDTH],
+    sum: Sum,
+}
+
+#[derive(Clone, Debug)]
+struct BranchNode {
+    children: [Option<Node>; WIDTH],
+    sum: Sum,
+}
+
 #[derive(Clone, Debug)]
 enum Node {
-    Leaf(Rc<[Slot; WIDTH]>),
-    Branch(Rc<[Option<Node>; WIDTH]>),
+    Leaf(Rc<LeafNode>),
+    Branch(Rc<BranchNode>),
+}
+
+impl Node {
+    fn sum(&self) -> Sum {
+        match self {
+            Node::Leaf(leaf) => leaf.sum,
+            Node::Branch(branch) => branch.sum,
+        }
+    }
+
+    fn same(&self, other: &Node) -> bool {
+        match (self, other) {
+            (Node::Leaf(a), Node::Leaf(b)) => Rc::ptr_eq(a, b),
+            (Node::Branch(a), Node::Branch(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 /// `rc`'s contents to change: in place when nothing else holds them, else a copy (tallied and
@@ -98,8 +160,8 @@ impl Slots {
         loop {
             let at = ((seq >> (level * BITS)) & MASK) as usize;
             match node {
-                Node::Leaf(leaf) => return leaf[at].as_ref(),
-                Node::Branch(branch) => node = branch[at].as_ref()?,
+                Node::Leaf(leaf) => return leaf.slots[at].as_ref(),
+                Node::Branch(branch) => node = branch.children[at].as_ref()?,
             }
             level -= 1;
         }
@@ -107,46 +169,48 @@ impl Slots {
 
     /// Sets slot `seq` (below the capacity), dropping the nodes left empty.
     fn put(&mut self, seq: u64, slot: Slot, cost: &mut Cost) {
-        fn put_in(node: &mut Option<Node>, level: u32, seq: u64, slot: Slot, nodes: &mut u64, cost: &mut Cost) {
+        /// Returns the subtree's sum before and after.
+        fn put_in(node: &mut Option<Node>, level: u32, seq: u64, slot: Slot, nodes: &mut u64, cost: &mut Cost) -> (Sum, Sum) {
             let at = ((seq >> (level * BITS)) & MASK) as usize;
             let clearing = slot.is_none();
             let node_ref = match node {
                 Some(node) => node,
-                None if clearing => return,
+                None if clearing => return (Sum::default(), Sum::default()),
                 None => {
                     *nodes += 1;
                     tally(WIDTH as u64);
                     if level == 0 {
                         cost.bytes += LEAF_BYTES;
-                        node.insert(Node::Leaf(Rc::new(std::array::from_fn(|_| None))))
+                        node.insert(Node::Leaf(Rc::new(LeafNode { slots: std::array::from_fn(|_| None), sum: Sum::default() })))
                     } else {
                         cost.bytes += BRANCH_BYTES;
-                        node.insert(Node::Branch(Rc::new(std::array::from_fn(|_| None))))
+                        let children = std::array::from_fn(|_| None);
+                        node.insert(Node::Branch(Rc::new(BranchNode { children, sum: Sum::default() })))
                     }
                 }
             };
-            let empty = match node_ref {
+            let (before, after) = match node_ref {
                 Node::Leaf(leaf) => {
                     let leaf = unique(leaf, WIDTH as u64, LEAF_BYTES, cost);
-                    leaf[at] = slot;
-                    clearing && {
-                        tally(WIDTH as u64);
-                        leaf.iter().all(Option::is_none)
-                    }
+                    let before = leaf.sum;
+                    let (old, new) = (Sum::of(&leaf.slots[at]), Sum::of(&slot));
+                    leaf.slots[at] = slot;
+                    leaf.sum = Sum { live: leaf.sum.live - old.live + new.live, plain: leaf.sum.plain - old.plain + new.plain };
+                    (before, leaf.sum)
                 }
                 Node::Branch(branch) => {
                     let branch = unique(branch, WIDTH as u64, BRANCH_BYTES, cost);
-                    put_in(&mut branch[at], level - 1, seq, slot, nodes, cost);
-                    clearing && {
-                        tally(WIDTH as u64);
-                        branch.iter().all(Option::is_none)
-                    }
+                    let before = branch.sum;
+                    let (old, new) = put_in(&mut branch.children[at], level - 1, seq, slot, nodes, cost);
+                    branch.sum = Sum { live: branch.sum.live - old.live + new.live, plain: branch.sum.plain - old.plain + new.plain };
+                    (before, branch.sum)
                 }
             };
-            if empty {
+            if after.live == 0 {
                 *node = None;
                 *nodes -= 1;
             }
+            (before, after)
         }
         let height = self.height;
         put_in(&mut self.root, height, seq, slot, &mut self.nodes, cost);
@@ -156,9 +220,10 @@ impl Slots {
     fn push(&mut self, field: Field, cost: &mut Cost) -> u64 {
         if self.next == self.capacity() {
             if let Some(root) = self.root.take() {
-                let mut branch: [Option<Node>; WIDTH] = std::array::from_fn(|_| None);
-                branch[0] = Some(root);
-                self.root = Some(Node::Branch(Rc::new(branch)));
+                let mut children: [Option<Node>; WIDTH] = std::array::from_fn(|_| None);
+                let sum = root.sum();
+                children[0] = Some(root);
+                self.root = Some(Node::Branch(Rc::new(BranchNode { children, sum })));
                 self.nodes += 1;
                 tally(WIDTH as u64);
                 cost.bytes += BRANCH_BYTES;
@@ -170,6 +235,30 @@ impl Slots {
         self.put(seq, Some(field), cost);
         seq
     }
+
+    /// The node of `other` at the place of this tree's root (the same numbers below it), when
+    /// `other` is as tall or taller: its first child down to this height.
+    fn aligned<'a>(&self, other: &'a Slots) -> Option<&'a Node> {
+        let mut node = other.root.as_ref()?;
+        for _ in self.height..other.height {
+            tally(1);
+            match node {
+                Node::Branch(branch) => node = branch.children[0].as_ref()?,
+                Node::Leaf(_) => return None,
+            }
+        }
+        (self.height <= other.height).then_some(node)
+    }
+}
+
+/// A step of [`Wide::walk`].
+pub(crate) enum Step<'a> {
+    /// A field of the walked record (which the other may hold or not).
+    Field(&'a Field),
+    /// A field both records hold, the same name and value at the same place.
+    Same(&'a Field),
+    /// `plain` fields both records hold at the same place, each of a [`plain`] value.
+    SamePlain(u64),
 }
 
 /// A node of the names trie. Below 64 bits of hash, `bitmap` says which of the 16 digits at
@@ -343,8 +432,8 @@ impl Wide {
         tally(self.scan_work());
         let mut iter = Iter { branches: Vec::new(), leaf: None, remaining: self.live };
         match &self.slots.root {
-            Some(Node::Leaf(leaf)) => iter.leaf = Some((leaf, 0)),
-            Some(Node::Branch(branch)) => iter.branches.push((branch, 0)),
+            Some(Node::Leaf(leaf)) => iter.leaf = Some((&leaf.slots, 0)),
+            Some(Node::Branch(branch)) => iter.branches.push((&branch.children, 0)),
             None => {}
         }
         iter
@@ -356,12 +445,53 @@ impl Wide {
         self.slots.nodes * WIDTH as u64
     }
 
+    /// Visits this record's fields in order against `other`'s: a subtree both hold at the same
+    /// place (a copy's unchanged part) is one [`Step::SamePlain`] when all its values are
+    /// [`plain`], else its fields as [`Step::Same`]; every other field is a [`Step::Field`].
+    /// Reads one entry per node visited, so the walk is in proportion to the fields that differ
+    /// (and the shared ones that are not plain), with a factor of the tree's height.
+    pub fn walk<'a, E>(&'a self, other: &Wide, visit: &mut impl FnMut(Step<'a>) -> Result<(), E>) -> Result<(), E> {
+        fn walk_in<'a, E>(node: &'a Node, other: Option<&Node>, same: bool, visit: &mut impl FnMut(Step<'a>) -> Result<(), E>) -> Result<(), E> {
+            tally(1);
+            let same = same || other.is_some_and(|other| node.same(other));
+            let sum = node.sum();
+            if same && sum.plain == sum.live {
+                return visit(Step::SamePlain(sum.live));
+            }
+            match node {
+                Node::Leaf(leaf) => {
+                    tally(WIDTH as u64);
+                    for field in leaf.slots.iter().flatten() {
+                        visit(if same { Step::Same(field) } else { Step::Field(field) })?;
+                    }
+                }
+                Node::Branch(branch) => {
+                    tally(WIDTH as u64);
+                    let others = match other {
+                        Some(Node::Branch(other)) if !same => Some(&other.children),
+                        _ => None,
+                    };
+                    for (at, child) in branch.children.iter().enumerate() {
+                        if let Some(child) = child {
+                            let other = others.and_then(|others| others[at].as_ref());
+                            walk_in(child, other, same, visit)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        match &self.slots.root {
+            Some(root) => walk_in(root, self.slots.aligned(&other.slots), false, visit),
+            None => Ok(()),
+        }
+    }
+
     #[cfg(test)]
     /// Whether `self` and `other` hold the very same slots (a copy neither changed).
     pub fn same_slots(&self, other: &Wide) -> bool {
         match (&self.slots.root, &other.slots.root) {
-            (Some(Node::Leaf(a)), Some(Node::Leaf(b))) => Rc::ptr_eq(a, b),
-            (Some(Node::Branch(a)), Some(Node::Branch(b))) => Rc::ptr_eq(a, b),
+            (Some(a), Some(b)) => a.same(b),
             (None, None) => true,
             _ => false,
         }
@@ -402,8 +532,8 @@ impl<'a> Iterator for Iter<'a> {
             *at += 1;
             match child {
                 None => {}
-                Some(Node::Leaf(leaf)) => self.leaf = Some((leaf, 0)),
-                Some(Node::Branch(next)) => self.branches.push((next, 0)),
+                Some(Node::Leaf(leaf)) => self.leaf = Some((&leaf.slots, 0)),
+                Some(Node::Branch(next)) => self.branches.push((&next.children, 0)),
             }
         }
     }
