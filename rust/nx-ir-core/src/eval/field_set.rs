@@ -59,11 +59,12 @@ pub(crate) struct Made {
 /// `apply`: `target`'s fields with each field of `update` set, and each it holds empty left out.
 /// A wide target is changed along the update's paths only (see [`Wide`]).
 pub(crate) fn applied(target: &Record, update: &Record) -> Made {
-    let Fields::Wide(wide) = &target.fields else {
-        let Fields::Flat(flat) = &target.fields else { unreachable!() };
-        let fields = applied_flat(flat, update);
-        let copied = flat.len() + update.fields.len();
-        return Made { fields: Fields::new(fields), copied, bytes: FIELD_BYTES * copied as u64 };
+    let wide = match &target.fields {
+        Fields::Wide(wide) => wide,
+        Fields::Flat(flat) => {
+            let copied = flat.len() + update.fields.len();
+            return Made { fields: Fields::new(applied_flat(flat, update)), copied, bytes: FIELD_BYTES * copied as u64 };
+        }
     };
     let mut wide = Wide::clone(wide);
     let mut cost = Cost::default();
