@@ -1,8 +1,12 @@
 //! nx-ir-core against `nx-ir-runtime` 0.7.0 on programs of our own: failures the corpus never
 //! reaches (a value the program did not check reaching an intrinsic or a member access, too many
 //! arguments, an abstract record built anyway, a union that declares a case name twice, a call of
-//! a value that is no function, which fails at the call's span), each call evaluated in both
-//! engines with no budget and at every budget up to its count. Every node has a span.
+//! a value that is no function, which fails at the call's span), and wide records (more than
+//! nx-ir-core's 64 flat fields, so kept in shared trees) through `apply`, `merge` and `diff`
+//! (written in name order by both engines; the order of undeclared fields, insertion in
+//! nx-ir-core, name order in the reference, is left out: `docs/runtime-differences.md`); each
+//! call evaluated in both engines with no budget and at every budget up to its count. Every node
+//! has a span.
 //!
 //! The images are assembled from the texts below by nx-ir-core's assembler; what each call must
 //! do is whatever the reference does with the same bytes.
@@ -15,7 +19,7 @@ use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
 
 const PROBES: &str = r#"module probe.nx fingerprint 1
 requires update-records-v1 update-intrinsics-v1
-entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber] components []
+entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice] components []
 
 union Shape
   case dot constant
@@ -41,6 +45,18 @@ function applied(x: object, y: object) =
 
 function merged() =
   merge(<Opt a=1 />, <Other n=2 />)
+
+function appliedTwice(x: object, y: object, w: object) =
+  apply(apply(x, y), w)
+
+function mergedWide(x: object, y: object) =
+  merge(x, y)
+
+function diffed(x: object, y: object) =
+  diff(x, apply(x, y))
+
+function diffedTwice(x: object, y: object, w: object) =
+  diff(apply(x, y), apply(apply(x, y), w))
 
 function member(x: object) =
   x.name
@@ -72,7 +88,26 @@ fn call(function: &str, case: &str, arguments: &[&str]) -> Call {
     }
 }
 
+/// A JSON record of type `type_name`: `a`, then `f0`..`f{count-1}` (their values their numbers).
+fn wide(type_name: &str, count: usize) -> String {
+    let fields: String = (0..count).map(|i| format!(r#","f{i}":{i}"#)).collect();
+    format!(r#"{{"$type":"{type_name}","a":2{fields}}}"#)
+}
+
 fn probes() -> Program {
+    let wide = wide("Opt", 80);
+    let wide_update = wide.replace(r#""$type":"Opt""#, r#""$type":"Opt.Update""#);
+    // Sets two fields in place, clears two (one declared), adds two.
+    let update = r#"{"$type":"Opt.Update","f3":100,"f5":null,"g1":1,"a":null,"f70":7,"g0":0}"#;
+    // Adds back a cleared field (after the others) and clears one more.
+    let again = r#"{"$type":"Opt.Update","f5":5,"f3":null}"#;
+    // Values that are not plain (a list, a record, a long text) in the shared part of a diff.
+    let long = "é".repeat(70);
+    let mixed = wide.replacen(
+        r#""f20":20"#,
+        &format!(r#""f20":[1,2,3],"r":{{"$type":"Other","n":1}},"s":"{long}""#),
+        1,
+    );
     let options = AssembleOptions { source: None, version: String::new(), schema: 5 };
     // Every node gets a span, so that the source a diagnostic names is compared too.
     let mut module = assemble_with_links(PROBES, &options, &[PROBES]).expect("the probes assemble");
@@ -92,6 +127,15 @@ fn probes() -> Program {
             call("sum", "abstract", &[r#"{"$type":"Point","x":1}"#]),
             call("sum", "noDiscriminator", &[r#"{"x":1}"#]),
             call("callNumber", "notAFunction", &["5"]),
+            call("applied", "wide", &[&wide, update]),
+            call("applied", "wideByWide", &[&wide, &wide_update]),
+            call("appliedTwice", "wide", &[&wide, update, again]),
+            call("mergedWide", "wide", &[&wide, update]),
+            call("mergedWide", "smallByWide", &[r#"{"$type":"Opt","z":1,"f9":0}"#, &wide]),
+            call("diffed", "wide", &[&wide, update]),
+            call("diffedTwice", "wide", &[&wide, update, again]),
+            call("diffed", "mixed", &[&mixed, update]),
+            call("diffedTwice", "mixed", &[&mixed, update, again]),
         ],
         images: vec![Image { identity: "probe.nx".to_string(), file: "probes".to_string(), stripped: true, bytes }],
         lifecycles: Vec::new(),

@@ -31,7 +31,7 @@ fn source(type_name: &str) -> String {
         r#"module wide.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1 update-records-v1 update-intrinsics-v1
-entrypoints functions [changedOrdered changedDeclared applied appliedOnly merged diffed same element record] components []
+entrypoints functions [changedOrdered changedDeclared applied appliedOnly appliedKept appliedDiffed merged diffed same element record] components []
 
 record {type_name}
 {fields}
@@ -52,6 +52,13 @@ function applied(w: object, u: object, n: int) =
 function appliedOnly(w: object, u: object, n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     (apply(w, u) eq 0)
+
+function appliedKept(w: object, u: object, n: int) =
+  (applied(w, u, n) eq 0)
+
+function appliedDiffed(w: object, u: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    diff(w, apply(w, u))
 
 function merged(u: object, v: object, n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -143,8 +150,9 @@ fn changed_of_a_wide_update_is_linear_in_its_fields() {
 fn kept_copies_of_apply_and_merge_end_at_the_memory_ceiling() {
     let program = program("Wide");
     let limits = Limits { max_memory: 16 << 20, ..Limits::with_budget(BUDGET) };
-    // Each copy is 4,001 fields of 32 bytes: 16 MiB holds about 130 of them.
-    let out = run(&program, "applied", &[wide("Wide", WIDE), wide("Wide.Update", 3), int(10_000)], limits.clone());
+    // An update of every field copies the whole record, shared or not: 4,000 fields, about
+    // 130 KiB of slots each time, so 16 MiB holds about 120 of them.
+    let out = run(&program, "applied", &[wide("Wide", WIDE), wide("Wide.Update", WIDE), int(10_000)], limits.clone());
     assert_eq!(out.limit(), ("memory", 16 << 20));
     assert!(out.paid.operations < 10_000, "{:?}", out.paid);
     out.bounded();
@@ -156,6 +164,45 @@ fn kept_copies_of_apply_and_merge_end_at_the_memory_ceiling() {
     assert!(out.result.is_ok(), "{:?}", out.result);
     // Setting each of the update's fields by a scan would be WIDE² per copy.
     assert!(out.paid.work < 100 * (WIDE as u64) * 10, "{:?}", out.paid);
+    out.bounded();
+}
+
+/// Fields of the small update applied to the wide record in a loop.
+const SMALL: usize = 2;
+/// Iterations of that loop.
+const LOOPS: usize = 10_000;
+
+#[test]
+fn a_small_update_of_a_wide_record_copies_its_paths_only() {
+    let program = program("Wide");
+    // A copy of the whole record per iteration would be 4,000 fields of 32 bytes (128 KB, 1.3 GB
+    // for the loop's kept list); sharing it, each copy is the few nodes on the update's paths.
+    let limits = Limits { max_memory: 4096 * LOOPS as u64, ..Limits::with_budget(BUDGET) };
+    // The copies are kept in a list until the loop ends (the list is compared, not written).
+    let out = run(&program, "appliedKept", &[wide("Wide", WIDE), wide("Wide.Update", SMALL), int(LOOPS as i64)], limits);
+    assert!(matches!(out.result, Ok(HostValue::Bool(false))), "{:?}", out.result);
+    // Free copies: the update's own fields (and one) per apply, none of the record's.
+    assert!(out.paid.free_copies <= (SMALL as u64 + 1) * LOOPS as u64, "{:?}", out.paid);
+    // Copying the record would be over WIDE units per iteration.
+    assert!(out.paid.work < 500 * LOOPS as u64, "{:?}", out.paid);
+    out.bounded();
+}
+
+#[test]
+fn diff_of_a_wide_record_and_its_small_update_is_bounded_with_few_free_copies() {
+    let program = program("Wide");
+    let loops = 20;
+    let out = run(&program, "appliedDiffed", &[wide("Wide", WIDE), wide("Wide.Update", SMALL), int(loops)], Limits::with_budget(BUDGET));
+    let Ok(HostValue::List(items)) = &out.result else { panic!("{:?}", out.result) };
+    // Each diff is an update of nothing: the fields set to the values they held.
+    assert_eq!(items.len(), loops as usize);
+    assert!(items.iter().all(|item| matches!(item, HostValue::Record(r) if r.fields.is_empty())), "{items:?}");
+    // diff charges a comparison per field, as the reference does; only apply's copies are free.
+    assert!(out.paid.free_copies <= (SMALL as u64 + 1) * loops as u64, "{:?}", out.paid);
+    assert!(out.paid.operations >= WIDE as u64 * loops as u64, "{:?}", out.paid);
+    // But it visits only the update's paths: the shared rest is charged without a visit. Reading
+    // the input is under 40 units a field; visiting every field would be over 20 a field per diff.
+    assert!(out.paid.work < 40 * WIDE as u64 + 5_000 * loops as u64, "{:?}", out.paid);
     out.bounded();
 }
 

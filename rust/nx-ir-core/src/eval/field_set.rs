@@ -8,7 +8,9 @@ use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use super::compiled::{name_key, NameHasher};
-use super::value::{set_field, Name, Record, Value, INDEXED_FIELDS};
+use super::machine::FIELD_BYTES;
+use super::value::{set_field, Fields, Name, Record, Value, Wide, INDEXED_FIELDS};
+use super::wide::Cost;
 
 type Positions = HashMap<usize, u32, BuildHasherDefault<NameHasher>>;
 
@@ -44,9 +46,40 @@ pub(crate) fn settle(fields: Vec<(Name, Value)>) -> Vec<(Name, Value)> {
     out
 }
 
+/// What `apply` or `merge` made: the fields, and what they cost beyond the work counter.
+pub(crate) struct Made {
+    pub fields: Fields,
+    /// Fields copied that no structure shares: the update's (or second record's) own, and the
+    /// whole first record when it is flat.
+    pub copied: usize,
+    /// Bytes allocated.
+    pub bytes: u64,
+}
+
 /// `apply`: `target`'s fields with each field of `update` set, and each it holds empty left out.
-pub(crate) fn applied(target: &Record, update: &Record) -> Vec<(Name, Value)> {
-    let mut fields = target.fields.clone();
+/// A wide target is changed along the update's paths only (see [`Wide`]).
+pub(crate) fn applied(target: &Record, update: &Record) -> Made {
+    let wide = match &target.fields {
+        Fields::Wide(wide) => wide,
+        Fields::Flat(flat) => {
+            let copied = flat.len() + update.fields.len();
+            return Made { fields: Fields::new(applied_flat(flat, update)), copied, bytes: FIELD_BYTES * copied as u64 };
+        }
+    };
+    let mut wide = Wide::clone(wide);
+    let mut cost = Cost::default();
+    for (name, value) in &update.fields {
+        if value.is_empty() {
+            wide.clear(name, &mut cost);
+        } else {
+            wide.set(Arc::clone(name), value.clone(), &mut cost);
+        }
+    }
+    Made { fields: Fields::settled(wide), copied: update.fields.len(), bytes: cost.bytes }
+}
+
+fn applied_flat(target: &[(Name, Value)], update: &Record) -> Vec<(Name, Value)> {
+    let mut fields = target.to_vec();
     let sets = update.fields.iter().filter(|(_, value)| !value.is_empty());
     set_fields(&mut fields, sets.map(|(name, value)| (Arc::clone(name), value.clone())).collect::<Vec<_>>().into_iter());
     let cleared: Vec<usize> = update.fields.iter().filter(|(_, value)| value.is_empty()).map(|(name, _)| name_key(name)).collect();
@@ -61,9 +94,19 @@ pub(crate) fn applied(target: &Record, update: &Record) -> Vec<(Name, Value)> {
     fields
 }
 
-/// `merge`: `first`'s fields with each of `second`'s set.
-pub(crate) fn merged(first: &Record, second: &Record) -> Vec<(Name, Value)> {
-    let mut fields = first.fields.clone();
-    set_fields(&mut fields, second.fields.iter().map(|(name, value)| (Arc::clone(name), value.clone())));
-    fields
+/// `merge`: `first`'s fields with each of `second`'s set. A wide `first` is changed along
+/// `second`'s paths only.
+pub(crate) fn merged(first: &Record, second: &Record) -> Made {
+    let Fields::Wide(wide) = &first.fields else {
+        let mut fields = first.fields.to_vec();
+        let copied = fields.len() + second.fields.len();
+        set_fields(&mut fields, second.fields.iter().map(|(name, value)| (Arc::clone(name), value.clone())));
+        return Made { fields: Fields::new(fields), copied, bytes: FIELD_BYTES * copied as u64 };
+    };
+    let mut wide = Wide::clone(wide);
+    let mut cost = Cost::default();
+    for (name, value) in &second.fields {
+        wide.set(Arc::clone(name), value.clone(), &mut cost);
+    }
+    Made { fields: Fields::settled(wide), copied: second.fields.len(), bytes: cost.bytes }
 }

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use crate::error::{codes, IrError, IrResult};
 
 use super::compiled::Intrinsic;
-use super::machine::{Cx, Frame, Machine};
+use super::machine::{Cx, Frame, Machine, FIELD_BYTES};
 use super::compiled::name_key;
 use super::field_set::{applied, merged};
-use super::value::{Name, Record, Text, Value};
+use super::value::{Fields, Name, Record, Text, Value, Wide};
+use super::wide::Step;
 
 impl Machine<'_> {
     pub(crate) fn eval_intrinsic(
@@ -49,7 +50,9 @@ impl Machine<'_> {
             }
         }
         // Intrinsic copying is free under the charges (ir-format §6.1): the work counter sees
-        // it (a field copied or set is one unit), the memory ceiling bounds it.
+        // it (a field copied or set is one unit), the memory ceiling bounds it. A wide record's
+        // copy shares all but the paths the update changes (`field_set`, `wide`), so what is
+        // left free is the update's own fields (and a flat record, of at most 64 fields).
         let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
         match op {
             Intrinsic::Apply => {
@@ -61,24 +64,33 @@ impl Machine<'_> {
                         format!("Intrinsic 'apply' expects a {expected}, got {} for {}.", type_of(update), type_of(record)),
                     ));
                 }
-                self.copied(cx, index, record.fields.len() + update.fields.len())?;
-                Ok(Value::Record(Rc::new(Record::new(record.type_name.clone(), applied(record, update)))))
+                let made = applied(record, update);
+                self.copied(cx, index, made.copied, made.bytes)?;
+                Ok(Value::Record(Rc::new(Record::with_fields(record.type_name.clone(), made.fields))))
             }
             Intrinsic::Merge => {
                 let (a, b) = (&records[0], &records[1]);
                 if !self.same_name(&type_of(a), &type_of(b)) {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'merge' expects two {}, got {}.", type_of(a), type_of(b))));
                 }
-                self.copied(cx, index, a.fields.len() + b.fields.len())?;
-                Ok(Value::Record(Rc::new(Record::new(a.type_name.clone(), merged(a, b)))))
+                let made = merged(a, b);
+                self.copied(cx, index, made.copied, made.bytes)?;
+                Ok(Value::Record(Rc::new(Record::with_fields(a.type_name.clone(), made.fields))))
             }
             Intrinsic::Diff => {
                 let (before, after) = (&records[0], &records[1]);
                 if !self.same_name(&type_of(before), &type_of(after)) {
                     return Err(IrError::new(codes::INTRINSIC, format!("Intrinsic 'diff' expects two {}, got {}.", type_of(before), type_of(after))));
                 }
+                if let (Fields::Wide(b), Fields::Wide(a)) = (&before.fields, &after.fields) {
+                    return self.diff_wide(cx, index, &type_of(before), b, a);
+                }
                 self.tally((before.lookup_work() + 1) * (after.fields.len() as u64 + 1) + (after.lookup_work() + 1) * (before.fields.len() as u64 + 1));
-                self.copied(cx, index, before.fields.len() + after.fields.len())?;
+                // The names listed: each is compared below, one charge at least, so this copy
+                // is paid for (not a free copy).
+                let listed = before.fields.len() + after.fields.len();
+                self.tally(listed as u64 + 1);
+                self.allocate(cx, Some(index), FIELD_BYTES * (listed as u64 + 1))?;
                 let mut names: Vec<Name> = before.fields.iter().map(|(k, _)| Arc::clone(k)).collect();
                 for (k, _) in &after.fields {
                     if before.get_name(k).is_none() {
@@ -135,10 +147,11 @@ impl Machine<'_> {
                 placed.sort_unstable();
                 self.tally(placed.len() as u64 * u64::from(usize::BITS - placed.len().leading_zeros()));
                 // The list of names is free under the charges, as the intrinsics' copies are.
-                self.copied(cx, index, placed.len())?;
+                self.copied(cx, index, placed.len(), FIELD_BYTES * placed.len() as u64)?;
+                let fields = update.fields.as_slice();
                 let mut out = Vec::with_capacity(placed.len());
                 for (_, at) in placed {
-                    let name = &update.fields[at].0;
+                    let name = &fields[at].0;
                     self.tally(1 + name.len() as u64 / 64);
                     self.allocate(cx, Some(index), 16 + name.len() as u64)?;
                     out.push(Value::Str(Text::new(name)));
@@ -146,5 +159,70 @@ impl Machine<'_> {
                 Ok(Value::seq(out))
             }
         }
+    }
+}
+
+impl Machine<'_> {
+    /// `diff` of two wide records: what the flat `diff` does (each of `before`'s fields compared
+    /// with `after`'s, in `before`'s order, then each field only `after` holds, a charge per
+    /// comparison at the intrinsic's node), with the subtrees both records share (a copy's
+    /// unchanged part) charged without a visit when each of their values is plain (equal to
+    /// itself at one charge). `diff(r, apply(r, u))` visits u's paths only.
+    fn diff_wide(&mut self, cx: Cx, index: u32, type_name: &Name, before: &Wide, after: &Wide) -> IrResult<Value> {
+        let empty = Value::empty();
+        let mut fields: Vec<(Name, Value)> = Vec::new();
+        before.walk(after, &mut |step| match step {
+            Step::SamePlain(count) => self.equal_plain(cx, index, count),
+            Step::Same((name, value)) => {
+                if !self.equal(cx, Some(index), value, value)? {
+                    fields.push((Arc::clone(name), value.clone()));
+                }
+                Ok(())
+            }
+            Step::Field((name, value)) => {
+                let other = after.get(name).unwrap_or(&empty).clone();
+                if !self.equal(cx, Some(index), value, &other)? {
+                    fields.push((Arc::clone(name), other));
+                }
+                Ok(())
+            }
+        })?;
+        after.walk(before, &mut |step| match step {
+            // A field both hold at the same place: compared above.
+            Step::SamePlain(_) | Step::Same(_) => Ok(()),
+            Step::Field((name, value)) => {
+                if before.get(name).is_none() && !self.equal(cx, Some(index), &empty, value)? {
+                    fields.push((Arc::clone(name), value.clone()));
+                }
+                Ok(())
+            }
+        })?;
+        self.tally(fields.len() as u64 + 1);
+        self.allocate(cx, Some(index), FIELD_BYTES * (fields.len() as u64 + 1))?;
+        let type_name = self.update_name(type_name);
+        Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
+    }
+
+    /// `count` comparisons of plain values with themselves, as `equal` makes them: a charge
+    /// each at `node` (one at a time where the budget or a hook needs it), a unit of work each.
+    fn equal_plain(&mut self, cx: Cx, node: u32, count: u64) -> IrResult<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        self.charge(cx, Some(node), 1)?;
+        if !self.stack_ok() {
+            return Err(self.value_stack_error());
+        }
+        self.tally(1);
+        let rest = count - 1;
+        if rest <= self.fast_room() {
+            self.take_fast(rest);
+            return Ok(());
+        }
+        for _ in 0..rest {
+            self.charge(cx, Some(node), 1)?;
+            self.tally(1);
+        }
+        Ok(())
     }
 }

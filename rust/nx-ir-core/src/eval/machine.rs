@@ -207,12 +207,12 @@ impl<'p> Machine<'p> {
         self.limit_fail(cx, node, "memory", limit, format!("The evaluation allocated more than {limit} bytes of values."))
     }
 
-    /// A copy of `fields` fields the charges leave free (`apply`, `merge`, `diff`): tallied,
-    /// and counted against the memory ceiling (a field is a name and a value, 32 bytes).
-    pub fn copied(&mut self, cx: Cx, node: u32, fields: usize) -> IrResult<()> {
+    /// A copy of `fields` fields the charges leave free (`apply`, `merge`, `changed`) that
+    /// allocated `bytes`: tallied, and counted against the memory ceiling.
+    pub fn copied(&mut self, cx: Cx, node: u32, fields: usize, bytes: u64) -> IrResult<()> {
         self.tally(fields as u64 + 1);
         self.free_copies += fields as u64 + 1;
-        self.allocate(cx, Some(node), FIELD_BYTES * (fields as u64 + 1))
+        self.allocate(cx, Some(node), FIELD_BYTES + bytes)
     }
 
     /// Whether names `a` and `b` are the same: interned names are equal exactly when they are

@@ -45,6 +45,7 @@ pub(crate) mod stdlib;
 mod text;
 mod value;
 pub mod work;
+mod wide;
 
 pub use compiled::CompiledProgram;
 pub use cost::{Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
@@ -445,7 +446,10 @@ pub(crate) fn with_machine<R>(
     if profile::requested() {
         machine.start_profile();
     }
+    let wide_before = wide::work_done();
     let result = body(&mut machine);
+    // The wide records' work (theirs is tallied apart, see `wide`).
+    machine.tally(wide::work_done().wrapping_sub(wide_before));
     usage.operations = machine.used();
     if let Some(profile) = machine.finish_profile() {
         profile::deposit(profile);

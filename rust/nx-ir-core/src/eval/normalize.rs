@@ -283,7 +283,7 @@ impl<'p> Machine<'p> {
                 if let Some(tn) = record.type_name().filter(|t| *t != &**display) {
                     return Err(boundary(format!("Expected {path} to be a {display}, got '{tn}'.")));
                 }
-                let fields = self.normalize_patch_fields(dcx, fields, &record.fields, path)?;
+                let fields = self.normalize_patch_fields(dcx, fields, &record.fields.as_slice(), path)?;
                 Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
@@ -294,7 +294,7 @@ impl<'p> Machine<'p> {
                     let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
                     let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
                     let mut frame = Frame::new();
-                    let fields = self.normalize_fields(scx, sub_fields, &record.fields, &mut frame, path, false)?;
+                    let fields = self.normalize_fields(scx, sub_fields, &record.fields.as_slice(), &mut frame, path, false)?;
                     return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
                 }
                 // Nothing is an instance of an abstract record, not even a value built as one
@@ -314,7 +314,7 @@ impl<'p> Machine<'p> {
                     return Ok(value);
                 }
                 let mut frame = Frame::new();
-                let fields = self.normalize_fields(dcx, fields, &record.fields, &mut frame, path, false)?;
+                let fields = self.normalize_fields(dcx, fields, &record.fields.as_slice(), &mut frame, path, false)?;
                 Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(display), fields, module, decl))))
             }
             CDeclKind::Union { cases, .. } => {
@@ -335,7 +335,7 @@ impl<'p> Machine<'p> {
                     return Err(boundary(format!("Invalid union case '{type_name}' for {path}.")));
                 };
                 let mut frame = Frame::new();
-                let fields = self.normalize_fields(dcx, &case.fields, &record.fields, &mut frame, path, false)?;
+                let fields = self.normalize_fields(dcx, &case.fields, &record.fields.as_slice(), &mut frame, path, false)?;
                 Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
             }
             _ => Ok(value),

@@ -76,6 +76,8 @@ impl Machine<'_> {
             return Err(self.value_stack_error());
         }
         self.tally(record.fields.len() as u64);
+        // By position: a wide record's fields are listed once.
+        let fields = record.fields.as_slice();
         if let (Some((module, decl)), Some(type_name)) = (record.normal_of, record.type_name.as_deref()) {
             let prog = self.prog;
             let declaration = prog.decl(module, decl);
@@ -87,7 +89,7 @@ impl Machine<'_> {
                 let names_cost = if self.budgeted { declaration.written_names_cost } else { 0 };
                 self.charge_written_with(cx, names_cost)?;
                 return sink.shaped_record((module, decl), type_name, order.len(), |sink, at| {
-                    let (name, item) = &record.fields[order[at] as usize];
+                    let (name, item) = &fields[order[at] as usize];
                     let written = match self.prog.shortcuts {
                         true => self.write_member(cx, item, sink),
                         false => self.write(cx, item, sink),
@@ -97,7 +99,7 @@ impl Machine<'_> {
             }
         }
         let names_cost = if self.budgeted {
-            record.fields.iter().map(|(name, _)| text_cost(name)).fold(record.type_name.as_deref().map_or(0, text_cost), u64::saturating_add)
+            fields.iter().map(|(name, _)| text_cost(name)).fold(record.type_name.as_deref().map_or(0, text_cost), u64::saturating_add)
         } else {
             0
         };
@@ -116,10 +118,10 @@ impl Machine<'_> {
             large.extend(0..count as u32);
             &mut large
         };
-        order.sort_unstable_by(|a, b| byte_order(&record.fields[*a as usize].0, &record.fields[*b as usize].0));
-        let mut fields = Vec::with_capacity(count);
+        order.sort_unstable_by(|a, b| byte_order(&fields[*a as usize].0, &fields[*b as usize].0));
+        let mut written = Vec::with_capacity(count);
         for &position in order.iter() {
-            let (name, item) = &record.fields[position as usize];
+            let (name, item) = &fields[position as usize];
             let out = if update && item.is_empty() {
                 // A cleared field: its empty value is charged as written, and written `null`.
                 self.charge_written(cx)?;
@@ -127,9 +129,9 @@ impl Machine<'_> {
             } else {
                 self.write(cx, item, sink)?
             };
-            fields.push((&**name, out));
+            written.push((&**name, out));
         }
-        sink.record(record.type_name.as_deref(), fields)
+        sink.record(record.type_name.as_deref(), written)
     }
 
     /// [`Machine::write`] of a record's field: a scalar or a text written in place, as `write`

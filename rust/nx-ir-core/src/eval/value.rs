@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use triomphe::{HeaderWithLength, ThinArc, UniqueArc};
 
+pub(crate) use super::wide::{Iter as WideIter, Wide};
+
 /// An interned name (field name, type name, declaration name).
 ///
 /// Every name the evaluator makes is interned in the compiled program's table when the program
@@ -47,7 +49,7 @@ pub(crate) enum Value {
 pub(crate) struct Record {
     pub type_name: Option<Name>,
     /// Each name at most once, in the order they were stored.
-    pub fields: Vec<(Name, Value)>,
+    pub fields: Fields,
     /// For a record of many fields (a host object), the field positions sorted by name, built
     /// on the first lookup, so a lookup costs O(log n) however large the record is.
     index: OnceCell<Box<[u32]>>,
@@ -58,6 +60,118 @@ pub(crate) struct Record {
 
 /// Records of more fields than this are looked up through a sorted index.
 pub(crate) const INDEXED_FIELDS: usize = 16;
+
+/// Records of more fields than this keep them in a [`Wide`] (persistent, shared by copies),
+/// the others in a flat vector. 64 is the work bound's K: copying a flat record whole costs at
+/// most K units, what the one charge of the `apply` or `merge` node pays for, and below it the
+/// flat copy is cheaper than a path through the trees.
+pub(crate) const WIDE_FIELDS: usize = 64;
+
+/// A record's fields: flat up to [`WIDE_FIELDS`], a [`Wide`] past it.
+#[derive(Debug, Clone)]
+pub(crate) enum Fields {
+    Flat(Vec<(Name, Value)>),
+    Wide(Box<Wide>),
+}
+
+impl Fields {
+    /// The fields of `fields` (each name at most once), laid out by their count.
+    #[inline]
+    pub fn new(fields: Vec<(Name, Value)>) -> Fields {
+        if fields.len() > WIDE_FIELDS {
+            return Fields::Wide(Box::new(Wide::from_fields(fields)));
+        }
+        Fields::Flat(fields)
+    }
+
+    /// A wide record's fields, flat again when few are left.
+    pub fn settled(wide: Wide) -> Fields {
+        if wide.len() > WIDE_FIELDS {
+            Fields::Wide(Box::new(wide))
+        } else {
+            Fields::Flat(wide.iter().cloned().collect())
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            Fields::Flat(fields) => fields.len(),
+            Fields::Wide(wide) => wide.len(),
+        }
+    }
+
+    #[inline]
+    pub fn iter(&self) -> FieldsIter<'_> {
+        match self {
+            Fields::Flat(fields) => FieldsIter::Flat(fields.iter()),
+            Fields::Wide(wide) => FieldsIter::Wide(wide.iter()),
+        }
+    }
+
+    /// A flat copy of the fields.
+    pub fn to_vec(&self) -> Vec<(Name, Value)> {
+        match self {
+            Fields::Flat(fields) => fields.clone(),
+            Fields::Wide(wide) => wide.iter().cloned().collect(),
+        }
+    }
+
+    /// The fields as a slice, for access by position: borrowed when flat, else copied (one
+    /// scan of the wide record).
+    #[inline]
+    pub fn as_slice(&self) -> std::borrow::Cow<'_, [(Name, Value)]> {
+        match self {
+            Fields::Flat(fields) => std::borrow::Cow::Borrowed(fields),
+            Fields::Wide(wide) => std::borrow::Cow::Owned(wide.iter().cloned().collect()),
+        }
+    }
+}
+
+impl From<Vec<(Name, Value)>> for Fields {
+    #[inline]
+    fn from(fields: Vec<(Name, Value)>) -> Fields {
+        Fields::new(fields)
+    }
+}
+
+impl<'a> IntoIterator for &'a Fields {
+    type Item = &'a (Name, Value);
+    type IntoIter = FieldsIter<'a>;
+
+    #[inline]
+    fn into_iter(self) -> FieldsIter<'a> {
+        self.iter()
+    }
+}
+
+/// The fields of a record in their order.
+pub(crate) enum FieldsIter<'a> {
+    Flat(std::slice::Iter<'a, (Name, Value)>),
+    Wide(WideIter<'a>),
+}
+
+impl<'a> Iterator for FieldsIter<'a> {
+    type Item = &'a (Name, Value);
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a (Name, Value)> {
+        match self {
+            FieldsIter::Flat(iter) => iter.next(),
+            FieldsIter::Wide(iter) => iter.next(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            FieldsIter::Flat(iter) => iter.size_hint(),
+            FieldsIter::Wide(iter) => iter.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for FieldsIter<'_> {}
 
 #[derive(Debug)]
 pub(crate) struct CaseValue {
@@ -242,6 +356,12 @@ impl Value {
 impl Record {
     #[inline]
     pub fn new(type_name: Option<Name>, fields: Vec<(Name, Value)>) -> Record {
+        Record { type_name, fields: Fields::new(fields), index: OnceCell::new(), normal_of: None }
+    }
+
+    /// A record of fields already laid out.
+    #[inline]
+    pub fn with_fields(type_name: Option<Name>, fields: Fields) -> Record {
         Record { type_name, fields, index: OnceCell::new(), normal_of: None }
     }
 
@@ -249,44 +369,48 @@ impl Record {
     /// of the record declaration `decl` of `module`.
     #[inline]
     pub fn normalized(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32) -> Record {
-        Record { type_name: Some(type_name), fields, index: OnceCell::new(), normal_of: Some((module, decl)) }
+        Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)) }
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
-        if self.fields.len() > INDEXED_FIELDS {
-            return self.get_indexed(name);
+        match &self.fields {
+            Fields::Flat(fields) if fields.len() > INDEXED_FIELDS => self.get_indexed(fields, name),
+            Fields::Flat(fields) => fields.iter().find(|(key, _)| &**key == name).map(|(_, value)| value),
+            Fields::Wide(wide) => wide.get(name),
         }
-        self.fields.iter().find(|(key, _)| &**key == name).map(|(_, value)| value)
     }
 
     /// Lookup by an interned name: pointer comparison first.
     #[inline]
     pub fn get_name(&self, name: &Name) -> Option<&Value> {
-        if self.fields.len() > INDEXED_FIELDS {
-            return self.get_indexed(name);
+        match &self.fields {
+            Fields::Flat(fields) if fields.len() <= INDEXED_FIELDS => {
+                fields.iter().find(|(key, _)| Arc::ptr_eq(key, name)).map(|(_, value)| value)
+            }
+            Fields::Flat(fields) => self.get_indexed(fields, name),
+            Fields::Wide(wide) => wide.get(name),
         }
-        self.fields.iter().find(|(key, _)| Arc::ptr_eq(key, name)).map(|(_, value)| value)
     }
 
     #[cold]
-    fn get_indexed(&self, name: &str) -> Option<&Value> {
+    fn get_indexed<'a>(&'a self, fields: &'a [(Name, Value)], name: &str) -> Option<&'a Value> {
         let index = self.index.get_or_init(|| {
-            let mut order: Vec<u32> = (0..self.fields.len() as u32).collect();
-            order.sort_unstable_by(|a, b| self.fields[*a as usize].0.as_bytes().cmp(self.fields[*b as usize].0.as_bytes()));
+            let mut order: Vec<u32> = (0..fields.len() as u32).collect();
+            order.sort_unstable_by(|a, b| fields[*a as usize].0.as_bytes().cmp(fields[*b as usize].0.as_bytes()));
             order.into_boxed_slice()
         });
-        let found = index.binary_search_by(|i| self.fields[*i as usize].0.as_bytes().cmp(name.as_bytes())).ok()?;
-        Some(&self.fields[index[found] as usize].1)
+        let found = index.binary_search_by(|i| fields[*i as usize].0.as_bytes().cmp(name.as_bytes())).ok()?;
+        Some(&fields[index[found] as usize].1)
     }
 
-    /// What one lookup scans, for the work counter: the fields, or the index's depth.
+    /// What one lookup scans, for the work counter: the fields, or the index's depth (a wide
+    /// record's lookups tally what they read themselves: one unit here).
     #[inline]
     pub fn lookup_work(&self) -> u64 {
-        let n = self.fields.len();
-        if n > INDEXED_FIELDS {
-            u64::from(usize::BITS - n.leading_zeros())
-        } else {
-            n as u64
+        match &self.fields {
+            Fields::Flat(fields) if fields.len() > INDEXED_FIELDS => u64::from(usize::BITS - fields.len().leading_zeros()),
+            Fields::Flat(fields) => fields.len() as u64,
+            Fields::Wide(_) => 1,
         }
     }
 
@@ -350,3 +474,6 @@ pub(crate) fn text_cost(text: &str) -> u64 {
 
 // A value, and a value or nothing (a frame slot, an argument place), are two words.
 const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::size_of::<Option<Value>>() == 16);
+
+// Flat or wide, a record's fields are three words.
+const _: () = assert!(std::mem::size_of::<Fields>() == 24);

@@ -6,9 +6,12 @@
 //! here.
 //!
 //! Some work no charge pays for: the reference's cost rules make the copies of the update
-//! intrinsics free (`apply`, `merge`, `diff` copying a record's fields, `changed` listing an
-//! update's names). Those units are counted apart as well ([`last_call_free_copies`]); the
-//! memory ceiling (`Limits::max_memory`) bounds them. The bound the tests and the `work_bound`
+//! intrinsics free. A record of more than 64 fields shares its structure with its copies
+//! (`wide`), so what `apply` and `merge` copy for free is the update's (second record's) own
+//! fields, plus the first record when it is flat (at most 64 fields); `changed` lists an update's
+//! names for free. (`diff` charges a comparison per name it lists: paid.) Those units are
+//! counted apart as well ([`last_call_free_copies`]); the memory ceiling (`Limits::max_memory`)
+//! bounds them. The bound the tests and the `work_bound`
 //! fuzz target hold every call to is work ≤ K × (operations + input size + free copies + 1).
 
 use std::cell::Cell;
@@ -23,8 +26,8 @@ pub fn last_call_work() -> u64 {
     LAST.with(Cell::get).0
 }
 
-/// Of [`last_call_work`], the units of the copies no charge pays for (fields copied by `apply`,
-/// `merge` and `diff`, names listed by `changed`).
+/// Of [`last_call_work`], the units of the copies no charge pays for (fields copied by `apply`
+/// and `merge` that no structure shares, names listed by `changed`).
 pub fn last_call_free_copies() -> u64 {
     LAST.with(Cell::get).1
 }

@@ -342,7 +342,7 @@ fn resolve_in(
             let mut changed: Option<Vec<(Name, Value)>> = None;
             for (at, (name, field)) in record.fields.iter().enumerate() {
                 if let Some(resolved) = resolve_in(machine, field, parent, &Path::Field(path, name), thawer)? {
-                    changed.get_or_insert_with(|| record.fields.clone())[at].1 = resolved;
+                    changed.get_or_insert_with(|| record.fields.to_vec())[at].1 = resolved;
                 }
             }
             Ok(changed.map(|fields| Value::Record(Rc::new(Record::new(record.type_name.clone(), fields)))))

@@ -80,7 +80,7 @@ pub fn apply(target: &HostValue, update: &HostValue) -> IrResult<HostValue> {
                 format!("Cannot apply '{}' to a '{}': only '{expected}' patches it.", type_of(update), type_of(target)),
             ));
         }
-        Ok(Value::Record(Rc::new(Record::new(target.type_name.clone(), applied(target, update)))))
+        Ok(Value::Record(Rc::new(Record::with_fields(target.type_name.clone(), applied(target, update).fields))))
     })
 }
 
@@ -95,7 +95,7 @@ pub fn merge(first: &HostValue, second: &HostValue) -> IrResult<HostValue> {
                 format!("Cannot merge '{}' with '{}': the updates target different records.", type_of(first), type_of(second)),
             ));
         }
-        Ok(Value::Record(Rc::new(Record::new(first.type_name.clone(), merged(first, second)))))
+        Ok(Value::Record(Rc::new(Record::with_fields(first.type_name.clone(), merged(first, second).fields))))
     })
 }
 
@@ -151,5 +151,6 @@ pub fn changed(program: &CompiledProgram, update: &HostValue) -> IrResult<Vec<St
         .map(|(at, (name, _))| (machine.declared_position(*shape, name).unwrap_or(usize::MAX), at))
         .collect();
     placed.sort_unstable();
-    Ok(placed.into_iter().map(|(_, at)| update.fields[at].0.to_string()).collect())
+    let fields = update.fields.as_slice();
+    Ok(placed.into_iter().map(|(_, at)| fields[at].0.to_string()).collect())
 }
