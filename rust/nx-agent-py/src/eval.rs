@@ -7,6 +7,7 @@
 //! the value nesting limit, so no host value can overflow the stack.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -608,10 +609,22 @@ fn run_call(
         }),
     };
     gil.reacquire();
-    if let Some(raised) = sink.raised.take() {
+    let signal = long_run.take_raised();
+    finish(py, result, usage, sink.raised.take(), signal)
+}
+
+/// A call's outcome for Python: its evaluation, or its error (with the usage of a call that
+/// failed once it began, and the exception a signal handler raised, if one did).
+fn finish(
+    py: Python<'_>,
+    result: Result<Bound<'_, PyAny>, IrError>,
+    usage: Usage,
+    raised: Option<PyErr>,
+    signal: Option<PyErr>,
+) -> PyResult<Evaluation> {
+    if let Some(raised) = raised {
         return Err(raised);
     }
-    let signal = long_run.take_raised();
     match result {
         Ok(value) => Ok(Evaluation { value: value.unbind(), usage }),
         // A call that failed once it began reports what it used, as a successful one does.
@@ -675,9 +688,13 @@ pub fn evaluate_function(
         let message = format!("Function entrypoint '{}' was not found.", name.to_string_lossy());
         return Err(to_py_err(py, &IrError::new(codes::MISSING_ENTRYPOINT, message)));
     };
+    let args = args.filter(|a| !a.is_none());
+    if let Some(evaluation) = entrypoint_in_one_pass(py, program, &name, text, args.as_ref(), &limits) {
+        return evaluation;
+    }
     let mut values = Positional::new();
     let mut reader = Reader::new(limits.max_input_size, 0);
-    if let Some(args) = args.filter(|a| !a.is_none()) {
+    if let Some(args) = args {
         let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         };
@@ -1029,6 +1046,204 @@ fn check_input<'py>(limits: &CoreLimits, extra: u64, values: impl Iterator<Item 
         return Err(eval::input_limit_error(limit));
     }
     Ok(())
+}
+
+/// A Python value read where it lies by the evaluator itself ([`HostValueSource`]), so a call's
+/// arguments become the evaluator's values in one pass, with no host value between them (see
+/// [`entrypoint_in_one_pass`]). It accepts exactly the values [`Reader`] converts and reads them
+/// as it would; on anything the reader would refuse (or report: a container whose items would
+/// lie deeper than the value nesting limit), it fails and sets `refused`, and the call is made
+/// again through the reader, which reports it as it always has.
+///
+/// The object is borrowed: the arguments are read while the GIL is held and before any Python
+/// code can run (the evaluator reads every argument before it charges anything, and the
+/// long-run hook runs only from a charge; reading runs no method of any object), so nothing
+/// read can change or be freed while it is read.
+#[derive(Clone, Copy)]
+struct PyIn<'a> {
+    object: *mut ffi::PyObject,
+    /// Containers around it (an argument is at 0), as the evaluator counts nesting.
+    depth: u32,
+    refused: &'a Cell<bool>,
+}
+
+impl PyIn<'_> {
+    #[cold]
+    fn refuse<T>(&self) -> Result<T, IrError> {
+        self.refused.set(true);
+        Err(IrError::new(codes::BOUNDARY_TYPE, "The value is read again by the reader, which reports it."))
+    }
+
+    fn child(&self, object: *mut ffi::PyObject) -> Self {
+        PyIn { object, depth: self.depth + 1, refused: self.refused }
+    }
+
+    /// A container's items may be read when they lie within the value nesting limit.
+    fn may_hold(&self, len: ffi::Py_ssize_t) -> bool {
+        len == 0 || self.depth + 1 < MAX_VALUE_NESTING
+    }
+}
+
+/// The UTF-8 text of a `str` (subclasses included), cached in the object; `None` (no exception
+/// left set) when it is not valid Unicode.
+///
+/// # Safety
+/// The GIL is held and `object` is a live `str` that lives, unchanged, as long as the text is used.
+unsafe fn utf8<'t>(object: *mut ffi::PyObject) -> Option<&'t str> {
+    let mut len: ffi::Py_ssize_t = 0;
+    let data = ffi::PyUnicode_AsUTF8AndSize(object, &mut len);
+    if data.is_null() {
+        ffi::PyErr_Clear();
+        return None;
+    }
+    // SAFETY: CPython hands back `len` bytes of valid UTF-8, kept with the string object.
+    Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize)))
+}
+
+impl<'a> HostValueSource for PyIn<'a> {
+    type Child = PyIn<'a>;
+
+    fn read(&self) -> Result<HostRead<'_, PyIn<'a>>, IrError> {
+        let object = self.object;
+        // SAFETY (all of this function): the GIL is held and `object` is live and unchanged
+        // while it is read (see [`PyIn`]); every call below only reads the object's type and
+        // storage (no method of it runs), and items and members come back as borrowed
+        // references that the container keeps alive.
+        unsafe {
+            if object == ffi::Py_None() {
+                return Ok(HostRead::Null);
+            }
+            if ffi::PyBool_Check(object) != 0 {
+                return Ok(HostRead::Bool(object == ffi::Py_True()));
+            }
+            if ffi::PyLong_Check(object) != 0 {
+                let mut overflow = 0;
+                let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
+                if overflow != 0 || (value == -1 && !ffi::PyErr_Occurred().is_null()) {
+                    ffi::PyErr_Clear();
+                    return self.refuse();
+                }
+                return Ok(HostRead::Int(value));
+            }
+            if ffi::PyFloat_Check(object) != 0 {
+                return Ok(HostRead::Float(ffi::PyFloat_AsDouble(object)));
+            }
+            if ffi::PyUnicode_Check(object) != 0 {
+                return match utf8(object) {
+                    Some(text) => Ok(HostRead::Str(Cow::Borrowed(text))),
+                    None => self.refuse(),
+                };
+            }
+            if ffi::PyList_Check(object) != 0 {
+                let len = ffi::PyList_GET_SIZE(object);
+                if !self.may_hold(len) {
+                    return self.refuse();
+                }
+                return Ok(HostRead::List((0..len).map(|at| self.child(ffi::PyList_GET_ITEM(object, at))).collect()));
+            }
+            if ffi::PyTuple_Check(object) != 0 {
+                let len = ffi::PyTuple_GET_SIZE(object);
+                if !self.may_hold(len) {
+                    return self.refuse();
+                }
+                return Ok(HostRead::List((0..len).map(|at| self.child(ffi::PyTuple_GET_ITEM(object, at))).collect()));
+            }
+            if ffi::PyDict_Check(object) != 0 {
+                let len = ffi::PyDict_Size(object);
+                if !self.may_hold(len) {
+                    return self.refuse();
+                }
+                let mut type_name = None;
+                let mut fields = Vec::with_capacity(len as usize);
+                let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+                    (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
+                    if ffi::PyUnicode_Check(key) == 0 {
+                        return self.refuse();
+                    }
+                    let Some(name) = utf8(key) else { return self.refuse() };
+                    if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
+                        let Some(text) = utf8(value) else { return self.refuse() };
+                        type_name = Some(Cow::Borrowed(text));
+                        continue;
+                    }
+                    fields.push((Cow::Borrowed(name), self.child(value)));
+                }
+                return Ok(HostRead::Record { type_name, fields });
+            }
+        }
+        self.refuse()
+    }
+}
+
+/// [`evaluate_function`] with its arguments read by the evaluator where they lie ([`PyIn`]):
+/// one pass from Python objects to the evaluator's values, each record built once in its
+/// declared layout (see `Machine::read_host_as` in nx-ir-core). `None` when the call is to take
+/// the reader's way instead, from the start or once reading refused something: a profiled call,
+/// limits the runtime refuses, a program that does not compile, a name that names no
+/// entrypoint, arguments that are not a list or tuple, an input over `max_input_size`
+/// (measured first, where it lies), or a value the reader refuses or reports. The reader then
+/// makes the same checks in the same order as ever, so every refusal keeps its code and
+/// message; a call that ran gives what the reader's way gives (value, operations, input size).
+fn entrypoint_in_one_pass(
+    py: Python<'_>,
+    program: &Program,
+    name: &Bound<'_, PyString>,
+    text: &str,
+    args: Option<&Bound<'_, PyAny>>,
+    limits: &CoreLimits,
+) -> Option<PyResult<Evaluation>> {
+    if eval::profile::is_requested() || limits.validate().is_err() {
+        return None;
+    }
+    let compiled = program.compiled(py).ok()?;
+    let entrypoint = program.entrypoint(compiled, name, text)?;
+    let refused = Cell::new(false);
+    // The arguments, held for the call; each read where it lies.
+    let mut held: Few<Bound<'_, PyAny>> = Few::new();
+    if let Some(args) = args {
+        for item in sequence_items(args)? {
+            held.push(item);
+        }
+    }
+    let mut sources: Few<Option<PyIn<'_>>> = Few::new();
+    for item in held.as_slice() {
+        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused: &refused }));
+    }
+    let sources = sources.as_slice();
+    // The input size, measured where it lies before anything is converted (as the reader
+    // measures it: each argument, nothing for the list of them).
+    let args_size = match limits.max_input_size {
+        None => None,
+        Some(limit) => {
+            let mut total = 0u64;
+            for source in sources.iter().flatten() {
+                total = total.saturating_add(eval::measure_input_size(source, Some(limit - total)).ok()?);
+                if total > limit {
+                    return None;
+                }
+            }
+            Some(total)
+        }
+    };
+    if refused.get() {
+        return None;
+    }
+    let texts = program.texts(py, compiled);
+    let gil = GilRelease::new(py);
+    let long_run = LongRunHook::new(py, &gil);
+    let hook = || long_run.run();
+    let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
+    let mut sink = PySink { py, gil: &gil, texts, raised: None };
+    let mut usage = Usage::default();
+    let result = eval::evaluate_function_hooked(compiled, entrypoint, sources, limits, &mut sink, &mut usage, host);
+    gil.reacquire();
+    if refused.get() {
+        // Refused while reading: nothing ran, nothing was written.
+        return None;
+    }
+    let signal = long_run.take_raised();
+    Some(finish(py, result, usage, sink.raised.take(), signal))
 }
 
 /// Keeps the compiled form of a program alive with it.
