@@ -146,6 +146,26 @@ impl<'p> Machine<'p> {
                 let only = items[0].clone();
                 return self.normalize(cx, *item, only, &Path::Index(path, 0));
             }
+            // A list held here alone (as a host argument just read is) is checked in place:
+            // each item replaced by its normal form, the same checks in the same order.
+            let mut value = value;
+            if let Value::Seq(list) = &mut value {
+                if let Some(owned) = Rc::get_mut(list) {
+                    for (i, element) in owned.iter_mut().enumerate() {
+                        let taken = std::mem::replace(element, Value::Bool(false));
+                        *element = self.normalize(cx, *item, taken, &Path::Index(path, i))?;
+                    }
+                    return Ok(value);
+                }
+            }
+            let single;
+            let items: &[Value] = match &value {
+                Value::Seq(items) => items,
+                other => {
+                    single = [other.clone()];
+                    &single
+                }
+            };
             let mut out = Vec::with_capacity(items.len());
             for (i, element) in items.iter().enumerate() {
                 out.push(self.normalize(cx, *item, element.clone(), &Path::Index(path, i))?);

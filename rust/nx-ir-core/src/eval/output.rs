@@ -286,6 +286,11 @@ impl Machine<'_> {
     }
 }
 
+/// What the typed reader returns: a failure boxed (see [`Machine::read_host_as`]).
+type Typed<T> = Result<T, Box<crate::error::IrError>>;
+
+const _: () = assert!(std::mem::size_of::<Typed<Value>>() == 16);
+
 /// A host record's members matched to a record declaration's fields: at most this many fields
 /// (a bit each in a `u64`); a larger declaration is read as [`Machine::read_host`] reads.
 const MATCHED_FIELDS: usize = 64;
@@ -305,27 +310,28 @@ impl Machine<'_> {
             return self.read_host(value, 0);
         }
         let mut normal = true;
-        self.read_typed(value, module, ty, 0, &mut normal)
+        self.read_typed(value, module, ty, 0, &mut normal).map_err(|error| *error)
     }
 
     /// [`Machine::read_host_as`] at `depth`; `normal` is cleared unless normalizing the value
-    /// read against `ty` gives it back unchanged (and a record keeps it: it is not empty).
-    fn read_typed<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> IrResult<Value> {
+    /// read against `ty` gives it back unchanged (and a record keeps it: it is not empty). A
+    /// failure is boxed, so that a value read comes back in two registers, not through memory.
+    fn read_typed<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> Typed<Value> {
         if depth >= MAX_VALUE_NESTING {
-            return Err(limit_error(
+            return Err(Box::new(limit_error(
                 "maxValueNesting",
                 MAX_VALUE_NESTING as u64,
                 format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
-            ));
+            )));
         }
         let prog = self.prog;
         let types = &prog.modules[module as usize].types;
         let Some(ctype) = types.get(ty as usize) else {
             *normal = false;
-            return self.read_host(value, depth);
+            return self.read_host(value, depth).map_err(Box::new);
         };
         self.tally(1);
-        let read = value.read()?;
+        let read = value.read().map_err(Box::new)?;
         // The primitive a value other than `null` and a list is checked against: the type's
         // own, or an optional's item type.
         let prim = match ctype {
@@ -336,35 +342,55 @@ impl Machine<'_> {
             },
             _ => None,
         };
-        let (value, kept) = match (ctype, read) {
-            (_, HostRead::Null) => (Value::empty(), matches!(ctype, CType::Prim(Prim::Object))),
-            (_, HostRead::Bool(b)) => (Value::Bool(b), matches!(prim, Some(Prim::Boolean | Prim::Object))),
-            (_, HostRead::Int(i)) => (Value::Int(i), matches!(prim, Some(Prim::Int | Prim::Object))),
-            (_, HostRead::Float(f)) => (Value::Float(f), matches!(prim, Some(Prim::Float64 | Prim::Object))),
-            (_, HostRead::Str(s)) => {
+        // Matched in place (not moved into a tuple with the type), each arm returning on its
+        // own: a value gathered into one exit, or moved whole after it was written in pieces,
+        // is loaded back before it is stored, a stall per value read.
+        match read {
+            HostRead::Null => {
+                *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                Ok(Value::empty())
+            }
+            HostRead::Bool(b) => {
+                *normal &= matches!(prim, Some(Prim::Boolean | Prim::Object));
+                Ok(Value::Bool(b))
+            }
+            HostRead::Int(i) => {
+                *normal &= matches!(prim, Some(Prim::Int | Prim::Object));
+                Ok(Value::Int(i))
+            }
+            HostRead::Float(f) => {
+                *normal &= matches!(prim, Some(Prim::Float64 | Prim::Object));
+                Ok(Value::Float(f))
+            }
+            HostRead::Str(s) => {
                 self.tally(s.len() as u64 / 64);
-                (Value::Str(Text::new(&s)), matches!(prim, Some(Prim::String | Prim::Object)))
+                *normal &= matches!(prim, Some(Prim::String | Prim::Object));
+                Ok(Value::Str(Text::new(&s)))
             }
-            (CType::Seq { item, may_be_many: true, .. }, HostRead::List(items)) => {
-                let mut out = Vec::with_capacity(items.len());
-                *normal &= !items.is_empty();
-                for element in &items {
-                    out.push(self.read_typed(element, module, *item, depth + 1, normal)?);
+            HostRead::List(items) => match ctype {
+                CType::Seq { item, may_be_many: true, .. } => {
+                    let mut out = Vec::with_capacity(items.len());
+                    *normal &= !items.is_empty();
+                    for element in &items {
+                        out.push(self.read_typed(element, module, *item, depth + 1, normal)?);
+                    }
+                    Ok(Value::seq(out))
                 }
-                return Ok(Value::seq(out));
-            }
-            // An optional record: normal where its one value is normal at the item type.
-            (CType::Seq { item, may_be_many: false, .. }, HostRead::Record { type_name, fields }) => {
-                return self.read_record(module, *item, type_name, fields, depth, normal)
-            }
-            (CType::Nominal(_), HostRead::Record { type_name, fields }) => {
-                return self.read_record(module, ty, type_name, fields, depth, normal)
-            }
-            (CType::Prim(Prim::Object), read) => (self.read_host_from(read, depth)?, true),
-            (_, read) => (self.read_host_from(read, depth)?, false),
-        };
-        *normal &= kept;
-        Ok(value)
+                _ => {
+                    *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                    self.read_host_from(HostRead::List(items), depth).map_err(Box::new)
+                }
+            },
+            HostRead::Record { type_name, fields } => match ctype {
+                // An optional record: normal where its one value is normal at the item type.
+                CType::Seq { item, may_be_many: false, .. } => self.read_record(module, *item, type_name, fields, depth, normal),
+                CType::Nominal(_) => self.read_record(module, ty, type_name, fields, depth, normal),
+                _ => {
+                    *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                    self.read_host_from(HostRead::Record { type_name, fields }, depth).map_err(Box::new)
+                }
+            },
+        }
     }
 
     /// A host record read where the type `ty` of `module` is expected (see
@@ -377,7 +403,7 @@ impl Machine<'_> {
         fields: Vec<(std::borrow::Cow<'r, str>, S)>,
         depth: u32,
         normal: &mut bool,
-    ) -> IrResult<Value> {
+    ) -> Typed<Value> {
         let prog = self.prog;
         let declared = match prog.modules[module as usize].types.get(ty as usize) {
             Some(CType::Nominal(Target::Decl { module, decl })) => {
@@ -413,16 +439,20 @@ impl Machine<'_> {
         });
         let (Some((decl_module, decl, declaration, declared)), true) = (declared, matched) else {
             *normal = false;
-            return self.read_host_from(HostRead::Record { type_name, fields }, depth);
+            return self.read_host_from(HostRead::Record { type_name, fields }, depth).map_err(Box::new);
         };
         let at = &at[..fields.len()];
         let mut all_normal = fields.len() == declared.len();
-        let mut read: Vec<(Name, Value)> = Vec::with_capacity(fields.len());
-        for ((_, item), &position) in fields.iter().zip(at) {
-            let field = &declared[position as usize];
-            let value = self.read_typed(item, decl_module, field.ty, depth + 1, &mut all_normal)?;
-            read.push((Arc::clone(&field.name), value));
-        }
+        // The record's fields are collected into the members' own vector (no second one).
+        let mut read: Vec<(Name, Value)> = fields
+            .into_iter()
+            .zip(at)
+            .map(|((_, item), &position)| {
+                let field = &declared[position as usize];
+                let value = self.read_typed(&item, decl_module, field.ty, depth + 1, &mut all_normal)?;
+                Ok((Arc::clone(&field.name), value))
+            })
+            .collect::<Typed<_>>()?;
         if !all_normal {
             // As `read_host` reads it: the members in the host's order (each name the program's
             // own, the declared field's).
