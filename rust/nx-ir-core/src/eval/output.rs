@@ -9,7 +9,7 @@ use super::host::{HostRead, HostValueSink, HostValueSource};
 use super::machine::{Cx, Machine};
 use std::sync::Arc;
 
-use super::compiled::{CDeclKind, CType, Prim, Target};
+use super::compiled::{CDeclKind, CField, CType, Prim, Target};
 use super::value::{text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
@@ -426,8 +426,14 @@ impl Machine<'_> {
         let mut at = [0u8; MATCHED_FIELDS];
         let matched = declared.is_some_and(|(_, _, _, declared)| {
             let mut seen = 0u64;
-            fields.iter().zip(at.iter_mut()).all(|((key, _), at)| {
-                match declared.iter().position(|field| field.name.len() == key.len() && *field.name == **key) {
+            let named = |field: &CField, key: &str| field.name.len() == key.len() && *field.name == *key;
+            fields.iter().zip(at.iter_mut()).enumerate().all(|(i, ((key, _), at))| {
+                // A host that writes the fields in declaration order finds each at once.
+                let found = match declared.get(i) {
+                    Some(field) if named(field, key) => Some(i),
+                    _ => declared.iter().position(|field| named(field, key)),
+                };
+                match found {
                     Some(position) if seen & (1 << position) == 0 => {
                         seen |= 1 << position;
                         *at = position as u8;
