@@ -1103,6 +1103,9 @@ unsafe fn utf8<'t>(object: *mut ffi::PyObject) -> Option<&'t str> {
 impl<'a> HostValueSource for PyIn<'a> {
     type Child = PyIn<'a>;
 
+    // Inlined into the evaluator's reader: what it reads is then taken from registers, not
+    // stored by one function and loaded back by the other.
+    #[inline(always)]
     fn read(&self) -> Result<HostRead<'_, PyIn<'a>>, IrError> {
         let object = self.object;
         // SAFETY (all of this function): the GIL is held and `object` is live and unchanged
