@@ -204,3 +204,49 @@ def test_the_input_size_is_measured_before_anything_is_read(program: ir.Program)
     # Over the limit and cyclic: the limit is what the call fails on, as before.
     code, _ = refusal(lambda: ir.evaluate_function(program, "worth", (_cyclic(),), max_input_size=50))
     assert code == "nx-ir-resource-limit"
+
+
+def _function(program: ir.Program, name: str) -> dict[str, str]:
+    return {"$type": "Function", "module": program.entry.identity, "name": name}
+
+
+def test_call_function_reads_its_arguments_in_one_pass_by_name_and_by_position(program: ir.Program) -> None:
+    given = orders(300)
+    function = _function(program, "worth")
+    for args in ({"orders": given}, [given], (given,)):
+        evaluated = ir.call_function(program, function, args, max_operations=BUDGET)
+        assert evaluated.value == worth(given)
+        profiled = profile_function(program, function, args, max_operations=BUDGET)
+        assert profiled.value == evaluated.value
+        assert profiled.total == evaluated.operations
+
+
+def test_call_function_measures_its_input_before_anything_is_read(program: ir.Program) -> None:
+    given = orders(50)
+    function = _function(program, "worth")
+    for args in ({"orders": given}, [given]):
+        # ir-format §6.2: the Function record, then the arguments as one record or one list.
+        size = ir.measure_input_size(function) + ir.measure_input_size(args)
+        evaluated = ir.call_function(program, function, args, max_input_size=size)
+        assert evaluated.value == worth(given)
+        assert evaluated.input_size == size
+        code, text = refusal(lambda: ir.call_function(program, function, args, max_input_size=size - 1))
+        assert code == "nx-ir-resource-limit"
+        assert f"limit of {size - 1}" in text
+
+
+def test_call_function_refuses_as_the_reader_refuses(program: ir.Program) -> None:
+    function = _function(program, "worth")
+    code, text = refusal(lambda: ir.call_function(program, function, {"orders": _nested(10**20)}))
+    assert code == "nx-ir-boundary-type"
+    assert 'args["orders"][1]["customer"]["tier"] is the integer 100000000000000000000, outside the 64-bit range' in text
+    code, text = refusal(lambda: ir.call_function(program, function, [_keyed()]))
+    assert code == "nx-ir-boundary-type"
+    assert 'args[0][1]["customer"] has a key of type int, which is not a string' in text
+    keyed: dict[Any, Any] = {7: orders(1)}
+    code, text = refusal(lambda: ir.call_function(program, function, keyed))
+    assert code == "nx-ir-boundary-type"
+    assert "args has a key of type int, which is not a string" in text
+    # A name that is no parameter is read and dropped; one left out is the function's to fill.
+    evaluated = ir.call_function(program, function, {"orders": orders(40), "other": [1, 2]})
+    assert evaluated.value == worth(orders(40))

@@ -798,6 +798,11 @@ pub fn call_function(
     .or_raise(py)?;
     let compiled = program.compiled(py)?;
     let handle = plain_function(py, program, compiled, &function);
+    if let Some(handle) = handle {
+        if let Some(evaluation) = call_in_one_pass(py, program, compiled, handle, args.as_ref(), &limits) {
+            return evaluation;
+        }
+    }
     // The reader stops once the arguments alone are over what the limit leaves beside the
     // Function record (when its size is known here); the runtime checks the exact total.
     let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
@@ -1218,17 +1223,42 @@ fn entrypoint_in_one_pass(
     // measures it: each argument, nothing for the list of them).
     let args_size = match limits.max_input_size {
         None => None,
-        Some(limit) => {
-            let mut total = 0u64;
-            for source in sources.iter().flatten() {
-                total = total.saturating_add(eval::measure_input_size(source, Some(limit - total)).ok()?);
-                if total > limit {
-                    return None;
-                }
-            }
-            Some(total)
-        }
+        Some(limit) => Some(measure_sources(0, sources.iter().flatten().map(|source| (0, source)), limit)?),
     };
+    run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+        eval::evaluate_function_hooked(compiled, entrypoint, sources, limits, sink, usage, host)
+    })
+}
+
+/// The input size of `sources` read where they lie, each with what it adds beside its value
+/// (a name's text), after `start`: `None` once it passes `allowance` or a value is refused (the
+/// reader's way then refuses the call as it always has).
+fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &'s PyIn<'a>)>, allowance: u64) -> Option<u64> {
+    let mut total = start;
+    for (extra, source) in sources {
+        total = total.saturating_add(extra);
+        if total > allowance {
+            return None;
+        }
+        total = total.saturating_add(eval::measure_input_size(source, Some(allowance - total)).ok()?);
+        if total > allowance {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+/// Runs a call whose arguments are [`PyIn`] sources (see [`entrypoint_in_one_pass`]): `call`
+/// evaluates it into a [`PySink`]. `None` when reading an argument refused it (nothing ran and
+/// nothing was written; the caller takes the reader's way).
+fn run_in_one_pass<'py>(
+    py: Python<'py>,
+    program: &Program,
+    compiled: &Compiled,
+    refused: &Cell<bool>,
+    args_size: Option<u64>,
+    call: impl FnOnce(&mut PySink<'_, 'py>, &mut Usage, HostCall<'_>) -> Result<Bound<'py, PyAny>, IrError>,
+) -> Option<PyResult<Evaluation>> {
     if refused.get() {
         return None;
     }
@@ -1239,7 +1269,7 @@ fn entrypoint_in_one_pass(
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
     let mut sink = PySink { py, gil: &gil, texts, raised: None };
     let mut usage = Usage::default();
-    let result = eval::evaluate_function_hooked(compiled, entrypoint, sources, limits, &mut sink, &mut usage, host);
+    let result = call(&mut sink, &mut usage, host);
     gil.reacquire();
     if refused.get() {
         // Refused while reading: nothing ran, nothing was written.
@@ -1247,6 +1277,82 @@ fn entrypoint_in_one_pass(
     }
     let signal = long_run.take_raised();
     Some(finish(py, result, usage, sink.raised.take(), signal))
+}
+
+/// [`call_function`] of a plain `Function` record resolved before (`handle`), its arguments
+/// (a dict by name, or a list or tuple by position) read by the evaluator where they lie, as
+/// [`entrypoint_in_one_pass`] reads an entrypoint's. `None` when the call is to take the
+/// reader's way: a profiled call, limits the runtime refuses, no arguments, arguments of
+/// another kind, a name that is not a string of valid Unicode, an input over `max_input_size`
+/// (measured first, the record's size included), or a value the reader refuses or reports.
+fn call_in_one_pass(
+    py: Python<'_>,
+    program: &Program,
+    compiled: &Compiled,
+    handle: eval::FunctionHandle,
+    args: Option<&Bound<'_, PyAny>>,
+    limits: &CoreLimits,
+) -> Option<PyResult<Evaluation>> {
+    if eval::profile::is_requested() || limits.validate().is_err() {
+        return None;
+    }
+    let args = args.filter(|a| !a.is_none())?;
+    let refused = Cell::new(false);
+    // What the limit leaves beside the Function record; the arguments count 1 as a record or a
+    // list, then each name's text and each value.
+    let allowance = limits.max_input_size.map(|limit| limit.saturating_sub(handle.record_size()));
+    if handle.record_size() > limits.max_input_size.unwrap_or(u64::MAX) {
+        return None;
+    }
+    let callee = Callee::Handle(handle);
+    if let Ok(dict) = args.cast::<PyDict>() {
+        let mut named: Few<(&str, PyIn<'_>)> = Few::new();
+        let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+            (0, std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: the GIL is held and `dict` is live; PyDict_Next reads its storage (no method
+        // runs) and hands out borrowed references the dict keeps alive, unchanged while the
+        // call reads them (see [`PyIn`]); a key's text is cached in the key.
+        while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut at, &mut key, &mut value) } != 0 {
+            if unsafe { ffi::PyUnicode_Check(key) } == 0 {
+                return None;
+            }
+            let name = unsafe { utf8(key) }?;
+            named.push((name, PyIn { object: value, depth: 0, refused: &refused }));
+        }
+        let named = named.as_slice();
+        let args_size = match allowance {
+            None => None,
+            Some(allowance) => Some(measure_sources(1, named.iter().map(|(name, source)| (text_units(name) / 64, source)), allowance)?),
+        };
+        return run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+            eval::call_function_hooked(compiled, callee, CallArguments::Named(named), limits, sink, usage, host)
+        });
+    }
+    let mut held: Few<Bound<'_, PyAny>> = Few::new();
+    for item in sequence_items(args)? {
+        held.push(item);
+    }
+    let mut sources: Few<Option<PyIn<'_>>> = Few::new();
+    for item in held.as_slice() {
+        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused: &refused }));
+    }
+    let sources = sources.as_slice();
+    let args_size = match allowance {
+        None => None,
+        Some(allowance) => Some(measure_sources(1, sources.iter().flatten().map(|source| (0, source)), allowance)?),
+    };
+    run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+        eval::call_function_hooked(compiled, callee, CallArguments::Positional(sources), limits, sink, usage, host)
+    })
+}
+
+/// The UTF-16 length of a text, for its text cost (⌊length / 64⌋).
+fn text_units(text: &str) -> u64 {
+    if text.len() < 64 {
+        // Fewer than 64 bytes cannot hold 64 units: its cost is 0 whatever its length.
+        return text.len() as u64;
+    }
+    (if text.is_ascii() { text.len() } else { text.chars().map(char::len_utf16).sum() }) as u64
 }
 
 /// Keeps the compiled form of a program alive with it.
