@@ -1,10 +1,12 @@
 //! `evaluate_function`, `call_function`, `measure_input_size`, `Limits` and `Evaluation`.
 //!
-//! A call converts its Python arguments into canonical host values with the GIL held, runs the
-//! NX code (releasing the GIL once it runs long, see [`crate::sink`]), and writes the result
-//! straight into Python objects. Conversion refuses what has no
-//! canonical form (`nx-ir-boundary-type`, with the value's path) and never recurses deeper than
-//! the value nesting limit, so no host value can overflow the stack.
+//! A call reads its Python arguments with the GIL held, runs the NX code (releasing the GIL once
+//! it runs long, see [`crate::sink`]), and writes the result straight into Python objects. An
+//! entrypoint's arguments, and those of a plain `Function` record, are read by the evaluator
+//! where they lie ([`PyIn`]), in one pass into its own values; anything else, and any value
+//! that pass refuses, is converted into canonical host values by the [`Reader`] first, which
+//! refuses what has no canonical form (`nx-ir-boundary-type`, with the value's path). Neither
+//! recurses deeper than the value nesting limit, so no host value can overflow the stack.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -1133,9 +1135,9 @@ impl<'a> HostValueSource for PyIn<'a> {
                 }
                 return Ok(HostRead::Int(value));
             }
-            if ffi::PyFloat_Check(object) != 0 {
-                return Ok(HostRead::Float(ffi::PyFloat_AsDouble(object)));
-            }
+            // The float check (a subtype walk for any other type) comes last: no object is both
+            // a float and a str, list, tuple or dict (their layouts conflict), so the order
+            // changes nothing the Reader decides.
             if ffi::PyUnicode_Check(object) != 0 {
                 return match utf8(object) {
                     Some(text) => Ok(HostRead::Str(Cow::Borrowed(text))),
@@ -1178,6 +1180,9 @@ impl<'a> HostValueSource for PyIn<'a> {
                     fields.push((Cow::Borrowed(name), self.child(value)));
                 }
                 return Ok(HostRead::Record { type_name, fields });
+            }
+            if ffi::PyFloat_Check(object) != 0 {
+                return Ok(HostRead::Float(ffi::PyFloat_AsDouble(object)));
             }
         }
         self.refuse()
