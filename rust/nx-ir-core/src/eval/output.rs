@@ -466,14 +466,11 @@ impl Machine<'_> {
             let type_name = type_name.map(|t| self.prog_name(&t));
             return Ok(Value::Record(Rc::new(Record::new(type_name, read))));
         }
-        // Every declared field once: in declaration order.
+        // Every declared field once (`at` is a permutation): put in declaration order.
         if at.iter().enumerate().any(|(i, &p)| p as usize != i) {
-            let mut order = [0u8; MATCHED_FIELDS];
-            for (from, &position) in at.iter().enumerate() {
-                order[position as usize] = from as u8;
-            }
-            let mut slots: Vec<Option<(Name, Value)>> = read.into_iter().map(Some).collect();
-            read = order[..slots.len()].iter().map(|&from| slots[from as usize].take().expect("each field once")).collect();
+            let mut placed: Vec<(u8, (Name, Value))> = at.iter().copied().zip(read).collect();
+            placed.sort_unstable_by_key(|(position, _)| *position);
+            read = placed.into_iter().map(|(_, field)| field).collect();
         }
         let record = Record::normalized(Arc::clone(&declaration.name), read, decl_module, decl);
         Ok(Value::Record(Rc::new(record)))
