@@ -250,3 +250,29 @@ def test_call_function_refuses_as_the_reader_refuses(program: ir.Program) -> Non
     # A name that is no parameter is read and dropped; one left out is the function's to fill.
     evaluated = ir.call_function(program, function, {"orders": orders(40), "other": [1, 2]})
     assert evaluated.value == worth(orders(40))
+
+
+def test_the_input_size_counts_texts_names_and_type_names_as_the_reader_does(program: ir.Program) -> None:
+    long_key = "k" * 130
+    value = {
+        "$type": "T" * 200,
+        long_key: ["é" * 70, "x" * 64, "y" * 63, None, True, 1.5, (1, 2)],
+        "short": {"$type": 5, "n": "z" * 128},
+    }
+    size = ir.measure_input_size([value]) - 1
+    for limit in (size, size + 1):
+        assert ir.evaluate_function(program, "held", (value,), max_input_size=limit).input_size == size
+        function = _function(program, "held")
+        total = ir.measure_input_size(function) + ir.measure_input_size({"value": value})
+        assert ir.call_function(program, function, {"value": value}, max_input_size=total).input_size == total
+    code, _ = refusal(lambda: ir.evaluate_function(program, "held", (value,), max_input_size=size - 1))
+    assert code == "nx-ir-resource-limit"
+
+
+def test_a_long_list_over_the_limit_is_refused_by_its_size(program: ir.Program) -> None:
+    long = [0] * 1_000_000
+    code, text = refusal(lambda: ir.evaluate_function(program, "held", (long,), max_input_size=100))
+    assert code == "nx-ir-resource-limit"
+    assert "limit of 100" in text
+    code, _ = refusal(lambda: ir.call_function(program, _function(program, "held"), {"value": long}, max_input_size=100))
+    assert code == "nx-ir-resource-limit"

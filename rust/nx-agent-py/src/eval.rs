@@ -1235,17 +1235,90 @@ fn entrypoint_in_one_pass(
     })
 }
 
-/// The input size of `sources` read where they lie, each with what it adds beside its value
+/// The input size of `sources` measured where they lie, each with what it adds beside its value
 /// (a name's text), after `start`: `None` once it passes `allowance` or a value is refused (the
 /// reader's way then refuses the call as it always has).
 fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &'s PyIn<'a>)>, allowance: u64) -> Option<u64> {
     let mut total = start;
     for (extra, source) in sources {
-        total = total.saturating_add(extra);
-        if total > allowance {
-            return None;
+        total = measure_one(source.object, total.saturating_add(extra), allowance)?;
+    }
+    Some(total)
+}
+
+/// Adds the input size of one Python value (ir-format §6.2, as the [`Reader`] measures it) to
+/// `total`, walking it where it lies with an explicit stack. Each value's own one is counted
+/// when it is reached, before anything beneath it is looked at or held, so the walk stops as
+/// soon as the size passes `allowance`: what it holds never grows past the allowance, however
+/// long a list is. `None` when the size passes the allowance or a value is one [`PyIn`] refuses.
+fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
+    let mut total = total.saturating_add(1);
+    let mut pending: Vec<(*mut ffi::PyObject, u32)> = vec![(root, 0)];
+    // Counts a value reached (its one), refusing once over the allowance.
+    fn reach(total: &mut u64, allowance: u64) -> Option<()> {
+        *total = total.saturating_add(1);
+        (*total <= allowance).then_some(())
+    }
+    if total > allowance {
+        return None;
+    }
+    while let Some((object, depth)) = pending.pop() {
+        // SAFETY: the GIL is held and the value lies unchanged while it is measured (see
+        // [`PyIn`]); only its type and storage are read, items and members as borrowed
+        // references their container keeps alive.
+        unsafe {
+            if object == ffi::Py_None() || ffi::PyBool_Check(object) != 0 {
+                continue;
+            }
+            if ffi::PyLong_Check(object) != 0 {
+                let mut overflow = 0;
+                let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
+                if overflow != 0 || (value == -1 && !ffi::PyErr_Occurred().is_null()) {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                continue;
+            }
+            if ffi::PyUnicode_Check(object) != 0 {
+                total = total.saturating_add(text_units(utf8(object)?) / 64);
+            } else if ffi::PyList_Check(object) != 0 || ffi::PyTuple_Check(object) != 0 {
+                let list = ffi::PyList_Check(object) != 0;
+                let len = if list { ffi::PyList_GET_SIZE(object) } else { ffi::PyTuple_GET_SIZE(object) };
+                if len > 0 && depth + 1 >= MAX_VALUE_NESTING {
+                    return None;
+                }
+                for at in 0..len {
+                    reach(&mut total, allowance)?;
+                    let item = if list { ffi::PyList_GET_ITEM(object, at) } else { ffi::PyTuple_GET_ITEM(object, at) };
+                    pending.push((item, depth + 1));
+                }
+            } else if ffi::PyDict_Check(object) != 0 {
+                if ffi::PyDict_Size(object) > 0 && depth + 1 >= MAX_VALUE_NESTING {
+                    return None;
+                }
+                let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+                    (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
+                    if ffi::PyUnicode_Check(key) == 0 {
+                        return None;
+                    }
+                    let name = utf8(key)?;
+                    if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
+                        // A `$type` string is the record's type name: its text alone.
+                        total = total.saturating_add(text_units(utf8(value)?) / 64);
+                    } else {
+                        total = total.saturating_add(text_units(name) / 64);
+                        reach(&mut total, allowance)?;
+                        pending.push((value, depth + 1));
+                    }
+                    if total > allowance {
+                        return None;
+                    }
+                }
+            } else if ffi::PyFloat_Check(object) == 0 {
+                return None;
+            }
         }
-        total = total.saturating_add(eval::measure_input_size(source, Some(allowance - total)).ok()?);
         if total > allowance {
             return None;
         }
