@@ -1,12 +1,15 @@
 //! `evaluate_function`, `call_function`, `measure_input_size`, `Limits` and `Evaluation`.
 //!
-//! A call converts its Python arguments into canonical host values with the GIL held, runs the
-//! NX code (releasing the GIL once it runs long, see [`crate::sink`]), and writes the result
-//! straight into Python objects. Conversion refuses what has no
-//! canonical form (`nx-ir-boundary-type`, with the value's path) and never recurses deeper than
-//! the value nesting limit, so no host value can overflow the stack.
+//! A call reads its Python arguments with the GIL held, runs the NX code (releasing the GIL once
+//! it runs long, see [`crate::sink`]), and writes the result straight into Python objects. An
+//! entrypoint's arguments, and those of a plain `Function` record, are read by the evaluator
+//! where they lie ([`PyIn`]), in one pass into its own values; anything else, and any value
+//! that pass refuses, is converted into canonical host values by the [`Reader`] first, which
+//! refuses what has no canonical form (`nx-ir-boundary-type`, with the value's path). Neither
+//! recurses deeper than the value nesting limit, so no host value can overflow the stack.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -608,10 +611,22 @@ fn run_call(
         }),
     };
     gil.reacquire();
-    if let Some(raised) = sink.raised.take() {
+    let signal = long_run.take_raised();
+    finish(py, result, usage, sink.raised.take(), signal)
+}
+
+/// A call's outcome for Python: its evaluation, or its error (with the usage of a call that
+/// failed once it began, and the exception a signal handler raised, if one did).
+fn finish(
+    py: Python<'_>,
+    result: Result<Bound<'_, PyAny>, IrError>,
+    usage: Usage,
+    raised: Option<PyErr>,
+    signal: Option<PyErr>,
+) -> PyResult<Evaluation> {
+    if let Some(raised) = raised {
         return Err(raised);
     }
-    let signal = long_run.take_raised();
     match result {
         Ok(value) => Ok(Evaluation { value: value.unbind(), usage }),
         // A call that failed once it began reports what it used, as a successful one does.
@@ -675,9 +690,13 @@ pub fn evaluate_function(
         let message = format!("Function entrypoint '{}' was not found.", name.to_string_lossy());
         return Err(to_py_err(py, &IrError::new(codes::MISSING_ENTRYPOINT, message)));
     };
+    let args = args.filter(|a| !a.is_none());
+    if let Some(evaluation) = entrypoint_in_one_pass(py, program, &name, text, args.as_ref(), &limits) {
+        return evaluation;
+    }
     let mut values = Positional::new();
     let mut reader = Reader::new(limits.max_input_size, 0);
-    if let Some(args) = args.filter(|a| !a.is_none()) {
+    if let Some(args) = args {
         let Some(items) = sequence_items(&args) else {
             return Err(to_py_err(py, &IrError::new(codes::ARGUMENTS, "args is a list or tuple of positional arguments.")));
         };
@@ -781,6 +800,11 @@ pub fn call_function(
     .or_raise(py)?;
     let compiled = program.compiled(py)?;
     let handle = plain_function(py, program, compiled, &function);
+    if let Some(handle) = handle {
+        if let Some(evaluation) = call_in_one_pass(py, program, compiled, handle, args.as_ref(), &limits) {
+            return evaluation;
+        }
+    }
     // The reader stops once the arguments alone are over what the limit leaves beside the
     // Function record (when its size is known here); the runtime checks the exact total.
     let mut reader = Reader::new(limits.max_input_size, handle.map_or(0, |h| h.record_size()));
@@ -1029,6 +1053,384 @@ fn check_input<'py>(limits: &CoreLimits, extra: u64, values: impl Iterator<Item 
         return Err(eval::input_limit_error(limit));
     }
     Ok(())
+}
+
+/// A Python value read where it lies by the evaluator itself ([`HostValueSource`]), so a call's
+/// arguments become the evaluator's values in one pass, with no host value between them (see
+/// [`entrypoint_in_one_pass`]). It accepts exactly the values [`Reader`] converts and reads them
+/// as it would; on anything the reader would refuse (or report: a container whose items would
+/// lie deeper than the value nesting limit), it fails and sets `refused`, and the call is made
+/// again through the reader, which reports it as it always has.
+///
+/// The object is borrowed: the arguments are read while the GIL is held and before any Python
+/// code can run (the evaluator reads every argument before it charges anything, and the
+/// long-run hook runs only from a charge; reading runs no method of any object), so nothing
+/// read can change or be freed while it is read.
+#[derive(Clone, Copy)]
+struct PyIn<'a> {
+    object: *mut ffi::PyObject,
+    /// Containers around it (an argument is at 0), as the evaluator counts nesting.
+    depth: u32,
+    refused: &'a Cell<bool>,
+}
+
+impl PyIn<'_> {
+    #[cold]
+    fn refuse<T>(&self) -> Result<T, IrError> {
+        self.refused.set(true);
+        Err(IrError::new(codes::BOUNDARY_TYPE, "The value is read again by the reader, which reports it."))
+    }
+
+    fn child(&self, object: *mut ffi::PyObject) -> Self {
+        PyIn { object, depth: self.depth + 1, refused: self.refused }
+    }
+
+    /// A container's items may be read when they lie within the value nesting limit.
+    fn may_hold(&self, len: ffi::Py_ssize_t) -> bool {
+        len == 0 || self.depth + 1 < MAX_VALUE_NESTING
+    }
+}
+
+/// The UTF-8 text of a `str` (subclasses included), cached in the object; `None` (no exception
+/// left set) when it is not valid Unicode.
+///
+/// # Safety
+/// The GIL is held and `object` is a live `str` that lives, unchanged, as long as the text is used.
+unsafe fn utf8<'t>(object: *mut ffi::PyObject) -> Option<&'t str> {
+    let mut len: ffi::Py_ssize_t = 0;
+    let data = ffi::PyUnicode_AsUTF8AndSize(object, &mut len);
+    if data.is_null() {
+        ffi::PyErr_Clear();
+        return None;
+    }
+    // SAFETY: CPython hands back `len` bytes of valid UTF-8, kept with the string object.
+    Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize)))
+}
+
+impl<'a> HostValueSource for PyIn<'a> {
+    type Child = PyIn<'a>;
+
+    // Inlined into the evaluator's reader: what it reads is then taken from registers, not
+    // stored by one function and loaded back by the other.
+    #[inline(always)]
+    fn read(&self) -> Result<HostRead<'_, PyIn<'a>>, IrError> {
+        let object = self.object;
+        // SAFETY (all of this function): the GIL is held and `object` is live and unchanged
+        // while it is read (see [`PyIn`]); every call below only reads the object's type and
+        // storage (no method of it runs), and items and members come back as borrowed
+        // references that the container keeps alive.
+        unsafe {
+            if object == ffi::Py_None() {
+                return Ok(HostRead::Null);
+            }
+            if ffi::PyBool_Check(object) != 0 {
+                return Ok(HostRead::Bool(object == ffi::Py_True()));
+            }
+            if ffi::PyLong_Check(object) != 0 {
+                let mut overflow = 0;
+                let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
+                if overflow != 0 || (value == -1 && !ffi::PyErr_Occurred().is_null()) {
+                    ffi::PyErr_Clear();
+                    return self.refuse();
+                }
+                return Ok(HostRead::Int(value));
+            }
+            // The float check (a subtype walk for any other type) comes last: no object is both
+            // a float and a str, list, tuple or dict (their layouts conflict), so the order
+            // changes nothing the Reader decides.
+            if ffi::PyUnicode_Check(object) != 0 {
+                return match utf8(object) {
+                    Some(text) => Ok(HostRead::Str(Cow::Borrowed(text))),
+                    None => self.refuse(),
+                };
+            }
+            if ffi::PyList_Check(object) != 0 {
+                let len = ffi::PyList_GET_SIZE(object);
+                if !self.may_hold(len) {
+                    return self.refuse();
+                }
+                return Ok(HostRead::List((0..len).map(|at| self.child(ffi::PyList_GET_ITEM(object, at))).collect()));
+            }
+            if ffi::PyTuple_Check(object) != 0 {
+                let len = ffi::PyTuple_GET_SIZE(object);
+                if !self.may_hold(len) {
+                    return self.refuse();
+                }
+                return Ok(HostRead::List((0..len).map(|at| self.child(ffi::PyTuple_GET_ITEM(object, at))).collect()));
+            }
+            if ffi::PyDict_Check(object) != 0 {
+                let len = ffi::PyDict_Size(object);
+                if !self.may_hold(len) {
+                    return self.refuse();
+                }
+                let mut type_name = None;
+                let mut fields = Vec::with_capacity(len as usize);
+                let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+                    (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
+                    if ffi::PyUnicode_Check(key) == 0 {
+                        return self.refuse();
+                    }
+                    let Some(name) = utf8(key) else { return self.refuse() };
+                    if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
+                        let Some(text) = utf8(value) else { return self.refuse() };
+                        type_name = Some(Cow::Borrowed(text));
+                        continue;
+                    }
+                    fields.push((Cow::Borrowed(name), self.child(value)));
+                }
+                return Ok(HostRead::Record { type_name, fields });
+            }
+            if ffi::PyFloat_Check(object) != 0 {
+                return Ok(HostRead::Float(ffi::PyFloat_AsDouble(object)));
+            }
+        }
+        self.refuse()
+    }
+}
+
+/// [`evaluate_function`] with its arguments read by the evaluator where they lie ([`PyIn`]):
+/// one pass from Python objects to the evaluator's values, each record built once in its
+/// declared layout (see `Machine::read_host_as` in nx-ir-core). `None` when the call is to take
+/// the reader's way instead, from the start or once reading refused something: a profiled call,
+/// limits the runtime refuses, a program that does not compile, a name that names no
+/// entrypoint, arguments that are not a list or tuple, an input over `max_input_size`
+/// (measured first, where it lies), or a value the reader refuses or reports. The reader then
+/// makes the same checks in the same order as ever, so every refusal keeps its code and
+/// message; a call that ran gives what the reader's way gives (value, operations, input size).
+fn entrypoint_in_one_pass(
+    py: Python<'_>,
+    program: &Program,
+    name: &Bound<'_, PyString>,
+    text: &str,
+    args: Option<&Bound<'_, PyAny>>,
+    limits: &CoreLimits,
+) -> Option<PyResult<Evaluation>> {
+    if eval::profile::is_requested() || limits.validate().is_err() {
+        return None;
+    }
+    let compiled = program.compiled(py).ok()?;
+    let entrypoint = program.entrypoint(compiled, name, text)?;
+    let refused = Cell::new(false);
+    // The arguments, held for the call; each read where it lies.
+    let mut held: Few<Bound<'_, PyAny>> = Few::new();
+    if let Some(args) = args {
+        for item in sequence_items(args)? {
+            held.push(item);
+        }
+    }
+    let mut sources: Few<Option<PyIn<'_>>> = Few::new();
+    for item in held.as_slice() {
+        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused: &refused }));
+    }
+    let sources = sources.as_slice();
+    // The input size, measured where it lies before anything is converted (as the reader
+    // measures it: each argument, nothing for the list of them).
+    let args_size = match limits.max_input_size {
+        None => None,
+        Some(limit) => Some(measure_sources(0, sources.iter().flatten().map(|source| (0, source)), limit)?),
+    };
+    run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+        eval::evaluate_function_hooked(compiled, entrypoint, sources, limits, sink, usage, host)
+    })
+}
+
+/// The input size of `sources` measured where they lie, each with what it adds beside its value
+/// (a name's text), after `start`: `None` once it passes `allowance` or a value is refused (the
+/// reader's way then refuses the call as it always has).
+fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &'s PyIn<'a>)>, allowance: u64) -> Option<u64> {
+    let mut total = start;
+    for (extra, source) in sources {
+        total = measure_one(source.object, total.saturating_add(extra), allowance)?;
+    }
+    Some(total)
+}
+
+/// Adds the input size of one Python value (ir-format §6.2, as the [`Reader`] measures it) to
+/// `total`, walking it where it lies with an explicit stack. Each value's own one is counted
+/// when it is reached, before anything beneath it is looked at or held, so the walk stops as
+/// soon as the size passes `allowance`: what it holds never grows past the allowance, however
+/// long a list is. `None` when the size passes the allowance or a value is one [`PyIn`] refuses.
+fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
+    let mut total = total.saturating_add(1);
+    let mut pending: Vec<(*mut ffi::PyObject, u32)> = vec![(root, 0)];
+    // Counts a value reached (its one), refusing once over the allowance.
+    fn reach(total: &mut u64, allowance: u64) -> Option<()> {
+        *total = total.saturating_add(1);
+        (*total <= allowance).then_some(())
+    }
+    if total > allowance {
+        return None;
+    }
+    while let Some((object, depth)) = pending.pop() {
+        // SAFETY: the GIL is held and the value lies unchanged while it is measured (see
+        // [`PyIn`]); only its type and storage are read, items and members as borrowed
+        // references their container keeps alive.
+        unsafe {
+            if object == ffi::Py_None() || ffi::PyBool_Check(object) != 0 {
+                continue;
+            }
+            if ffi::PyLong_Check(object) != 0 {
+                let mut overflow = 0;
+                let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
+                if overflow != 0 || (value == -1 && !ffi::PyErr_Occurred().is_null()) {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                continue;
+            }
+            if ffi::PyUnicode_Check(object) != 0 {
+                total = total.saturating_add(text_units(utf8(object)?) / 64);
+            } else if ffi::PyList_Check(object) != 0 || ffi::PyTuple_Check(object) != 0 {
+                let list = ffi::PyList_Check(object) != 0;
+                let len = if list { ffi::PyList_GET_SIZE(object) } else { ffi::PyTuple_GET_SIZE(object) };
+                if len > 0 && depth + 1 >= MAX_VALUE_NESTING {
+                    return None;
+                }
+                for at in 0..len {
+                    reach(&mut total, allowance)?;
+                    let item = if list { ffi::PyList_GET_ITEM(object, at) } else { ffi::PyTuple_GET_ITEM(object, at) };
+                    pending.push((item, depth + 1));
+                }
+            } else if ffi::PyDict_Check(object) != 0 {
+                if ffi::PyDict_Size(object) > 0 && depth + 1 >= MAX_VALUE_NESTING {
+                    return None;
+                }
+                let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+                    (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
+                    if ffi::PyUnicode_Check(key) == 0 {
+                        return None;
+                    }
+                    let name = utf8(key)?;
+                    if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
+                        // A `$type` string is the record's type name: its text alone.
+                        total = total.saturating_add(text_units(utf8(value)?) / 64);
+                    } else {
+                        total = total.saturating_add(text_units(name) / 64);
+                        reach(&mut total, allowance)?;
+                        pending.push((value, depth + 1));
+                    }
+                    if total > allowance {
+                        return None;
+                    }
+                }
+            } else if ffi::PyFloat_Check(object) == 0 {
+                return None;
+            }
+        }
+        if total > allowance {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+/// Runs a call whose arguments are [`PyIn`] sources (see [`entrypoint_in_one_pass`]): `call`
+/// evaluates it into a [`PySink`]. `None` when reading an argument refused it (nothing ran and
+/// nothing was written; the caller takes the reader's way).
+fn run_in_one_pass<'py>(
+    py: Python<'py>,
+    program: &Program,
+    compiled: &Compiled,
+    refused: &Cell<bool>,
+    args_size: Option<u64>,
+    call: impl FnOnce(&mut PySink<'_, 'py>, &mut Usage, HostCall<'_>) -> Result<Bound<'py, PyAny>, IrError>,
+) -> Option<PyResult<Evaluation>> {
+    if refused.get() {
+        return None;
+    }
+    let texts = program.texts(py, compiled);
+    let gil = GilRelease::new(py);
+    let long_run = LongRunHook::new(py, &gil);
+    let hook = || long_run.run();
+    let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
+    let mut sink = PySink { py, gil: &gil, texts, raised: None };
+    let mut usage = Usage::default();
+    let result = call(&mut sink, &mut usage, host);
+    gil.reacquire();
+    if refused.get() {
+        // Refused while reading: nothing ran, nothing was written.
+        return None;
+    }
+    let signal = long_run.take_raised();
+    Some(finish(py, result, usage, sink.raised.take(), signal))
+}
+
+/// [`call_function`] of a plain `Function` record resolved before (`handle`), its arguments
+/// (a dict by name, or a list or tuple by position) read by the evaluator where they lie, as
+/// [`entrypoint_in_one_pass`] reads an entrypoint's. `None` when the call is to take the
+/// reader's way: a profiled call, limits the runtime refuses, no arguments, arguments of
+/// another kind, a name that is not a string of valid Unicode, an input over `max_input_size`
+/// (measured first, the record's size included), or a value the reader refuses or reports.
+fn call_in_one_pass(
+    py: Python<'_>,
+    program: &Program,
+    compiled: &Compiled,
+    handle: eval::FunctionHandle,
+    args: Option<&Bound<'_, PyAny>>,
+    limits: &CoreLimits,
+) -> Option<PyResult<Evaluation>> {
+    if eval::profile::is_requested() || limits.validate().is_err() {
+        return None;
+    }
+    let args = args.filter(|a| !a.is_none())?;
+    let refused = Cell::new(false);
+    // What the limit leaves beside the Function record; the arguments count 1 as a record or a
+    // list, then each name's text and each value.
+    let allowance = limits.max_input_size.map(|limit| limit.saturating_sub(handle.record_size()));
+    if handle.record_size() > limits.max_input_size.unwrap_or(u64::MAX) {
+        return None;
+    }
+    let callee = Callee::Handle(handle);
+    if let Ok(dict) = args.cast::<PyDict>() {
+        let mut named: Few<(&str, PyIn<'_>)> = Few::new();
+        let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+            (0, std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: the GIL is held and `dict` is live; PyDict_Next reads its storage (no method
+        // runs) and hands out borrowed references the dict keeps alive, unchanged while the
+        // call reads them (see [`PyIn`]); a key's text is cached in the key.
+        while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut at, &mut key, &mut value) } != 0 {
+            if unsafe { ffi::PyUnicode_Check(key) } == 0 {
+                return None;
+            }
+            let name = unsafe { utf8(key) }?;
+            named.push((name, PyIn { object: value, depth: 0, refused: &refused }));
+        }
+        let named = named.as_slice();
+        let args_size = match allowance {
+            None => None,
+            Some(allowance) => Some(measure_sources(1, named.iter().map(|(name, source)| (text_units(name) / 64, source)), allowance)?),
+        };
+        return run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+            eval::call_function_hooked(compiled, callee, CallArguments::Named(named), limits, sink, usage, host)
+        });
+    }
+    let mut held: Few<Bound<'_, PyAny>> = Few::new();
+    for item in sequence_items(args)? {
+        held.push(item);
+    }
+    let mut sources: Few<Option<PyIn<'_>>> = Few::new();
+    for item in held.as_slice() {
+        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused: &refused }));
+    }
+    let sources = sources.as_slice();
+    let args_size = match allowance {
+        None => None,
+        Some(allowance) => Some(measure_sources(1, sources.iter().flatten().map(|source| (0, source)), allowance)?),
+    };
+    run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+        eval::call_function_hooked(compiled, callee, CallArguments::Positional(sources), limits, sink, usage, host)
+    })
+}
+
+/// The UTF-16 length of a text, for its text cost (⌊length / 64⌋).
+fn text_units(text: &str) -> u64 {
+    if text.len() < 64 {
+        // Fewer than 64 bytes cannot hold 64 units: its cost is 0 whatever its length.
+        return text.len() as u64;
+    }
+    (if text.is_ascii() { text.len() } else { text.chars().map(char::len_utf16).sum() }) as u64
 }
 
 /// Keeps the compiled form of a program alive with it.

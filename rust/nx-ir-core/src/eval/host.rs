@@ -72,6 +72,7 @@ pub trait HostValueSource {
 
 impl<'v> HostValueSource for &'v HostValue {
     type Child = &'v HostValue;
+    #[inline(always)]
     fn read(&self) -> IrResult<HostRead<'_, &'v HostValue>> {
         let value: &'v HostValue = self;
         Ok(match value {

@@ -402,23 +402,40 @@ where
                 // dropped), then put in its parameter's place: the first value of a name wins.
                 machine.tally(params.len() as u64 * (named.len() as u64 + 1));
                 for (key, value) in named {
-                    let value = machine.read_host(value, 0)?;
-                    if let Some(at) = params.iter().position(|param| &*param.name == *key) {
-                        values[at].get_or_insert(value);
+                    match params.iter().position(|param| &*param.name == *key) {
+                        Some(at) => {
+                            let value = read_argument(machine, function, &params[at], value)?;
+                            values[at].get_or_insert(value);
+                        }
+                        None => drop(machine.read_host(value, 0)?),
                     }
                 }
                 run(machine, function, values, sink)
             })
         }
         CallArguments::Positional(items) => with_places(items.len(), |values| {
-            for (place, item) in values.iter_mut().zip(items) {
+            let params = machine.params(function);
+            for (at, (place, item)) in values.iter_mut().zip(items).enumerate() {
                 if let Some(item) = item {
-                    *place = Some(machine.read_host(item, 0)?);
+                    *place = Some(match params.get(at) {
+                        Some(param) => read_argument(machine, function, param, item)?,
+                        None => machine.read_host(item, 0)?,
+                    });
                 }
             }
             run(machine, function, values, sink)
         }),
     }
+}
+
+/// An argument read for `param` of `function`: as the parameter's type will check it (see
+/// `Machine::read_host_as`), but for a content parameter, whose items are gathered first.
+#[inline]
+fn read_argument<S: HostValueSource>(machine: &mut Machine<'_>, function: FunctionRef, param: &compiled::CField, value: &S) -> IrResult<value::Value> {
+    if param.content {
+        return machine.read_host(value, 0);
+    }
+    machine.read_host_as(value, function.module, param.ty)
 }
 
 /// The start of every call: its usage cleared, its limits checked, and its input measured by

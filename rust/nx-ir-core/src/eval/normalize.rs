@@ -94,15 +94,7 @@ impl<'p> Machine<'p> {
         // The common exact matches of a primitive site: checked and kept as they are (nothing
         // nests, so there is no stack to check).
         if let Some(CType::Prim(prim)) = self.ty(cx.module, ty) {
-            let exact = matches!(
-                (prim, &value),
-                (Prim::Int, Value::Int(_))
-                    | (Prim::Float64, Value::Float(_))
-                    | (Prim::String, Value::Str(_) | Value::Case(_))
-                    | (Prim::Boolean, Value::Bool(_))
-                    | (Prim::Object, _)
-            );
-            if exact {
+            if exact_primitive(prim, &value) {
                 self.tally(1);
                 if !self.charge_one() {
                     self.charge(cx, None, 1)?;
@@ -146,6 +138,26 @@ impl<'p> Machine<'p> {
                 let only = items[0].clone();
                 return self.normalize(cx, *item, only, &Path::Index(path, 0));
             }
+            // A list held here alone (as a host argument just read is) is checked in place:
+            // each item replaced by its normal form, the same checks in the same order.
+            let mut value = value;
+            if let Value::Seq(list) = &mut value {
+                if let Some(owned) = Rc::get_mut(list) {
+                    for (i, element) in owned.iter_mut().enumerate() {
+                        let taken = std::mem::replace(element, Value::Bool(false));
+                        *element = self.normalize(cx, *item, taken, &Path::Index(path, i))?;
+                    }
+                    return Ok(value);
+                }
+            }
+            let single;
+            let items: &[Value] = match &value {
+                Value::Seq(items) => items,
+                other => {
+                    single = [other.clone()];
+                    &single
+                }
+            };
             let mut out = Vec::with_capacity(items.len());
             for (i, element) in items.iter().enumerate() {
                 out.push(self.normalize(cx, *item, element.clone(), &Path::Index(path, i))?);
@@ -356,6 +368,17 @@ impl<'p> Machine<'p> {
         }
         for (field, (name, value)) in fields.iter().zip(&record.fields) {
             debug_assert!(Arc::ptr_eq(name, &field.name));
+            // An exact primitive match is checked as `normalize` checks it (its tally and its
+            // one charge), without a copy of the value to check and drop.
+            if let Some(CType::Prim(prim)) = self.ty(cx.module, field.ty) {
+                if exact_primitive(prim, value) {
+                    self.tally(1);
+                    if !self.charge_one() {
+                        self.charge(cx, None, 1)?;
+                    }
+                    continue;
+                }
+            }
             self.normalize(cx, field.ty, value.clone(), &Path::Field(path, &field.name))?.dispose();
         }
         Ok(())
@@ -572,6 +595,20 @@ impl<'p> Machine<'p> {
         }
         Ok(out)
     }
+}
+
+/// Whether `value` is kept as it is at a site of the primitive `prim`, checked for its one
+/// charge alone (see [`Machine::normalize`]).
+#[inline(always)]
+fn exact_primitive(prim: &Prim, value: &Value) -> bool {
+    matches!(
+        (prim, value),
+        (Prim::Int, Value::Int(_))
+            | (Prim::Float64, Value::Float(_))
+            | (Prim::String, Value::Str(_) | Value::Case(_))
+            | (Prim::Boolean, Value::Bool(_))
+            | (Prim::Object, _)
+    )
 }
 
 type Positions = std::collections::HashMap<usize, u32, std::hash::BuildHasherDefault<super::compiled::NameHasher>>;

@@ -7,6 +7,9 @@ use crate::error::IrResult;
 use super::cost::{limit_error, MAX_VALUE_NESTING};
 use super::host::{HostRead, HostValueSink, HostValueSource};
 use super::machine::{Cx, Machine};
+use std::sync::Arc;
+
+use super::compiled::{CDeclKind, CField, CType, Prim, Target};
 use super::value::{text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
@@ -251,7 +254,13 @@ impl Machine<'_> {
             ));
         }
         self.tally(1);
-        Ok(match value.read()? {
+        let read = value.read()?;
+        self.read_host_from(read, depth)
+    }
+
+    /// [`Machine::read_host`] of what a value read as (its own tally made).
+    fn read_host_from<S: HostValueSource>(&mut self, read: HostRead<'_, S>, depth: u32) -> IrResult<Value> {
+        Ok(match read {
             HostRead::Null => Value::empty(),
             HostRead::Bool(b) => Value::Bool(b),
             HostRead::Int(i) => Value::Int(i),
@@ -276,6 +285,197 @@ impl Machine<'_> {
                 Value::Record(Rc::new(Record::new(type_name.map(|t| self.prog_name(&t)), out)))
             }
         })
+    }
+}
+
+/// What the typed reader returns: a failure boxed (see [`Machine::read_host_as`]).
+type Typed<T> = Result<T, Box<crate::error::IrError>>;
+
+const _: () = assert!(std::mem::size_of::<Typed<Value>>() == 16);
+
+/// A host record's members matched to a record declaration's fields: at most this many fields
+/// (a bit each in a `u64`); a larger declaration is read as [`Machine::read_host`] reads.
+const MATCHED_FIELDS: usize = 64;
+
+impl Machine<'_> {
+    /// [`Machine::read_host`] of a value the type `ty` of `module` is to check next (a parameter
+    /// of the function called). The value read is the same, but that a record that full
+    /// normalization against its declared record type would give back exactly as read (no
+    /// `$type` naming another, every declared field present and none other, each value already
+    /// normal at its field's type) is built once in that declaration's layout (its names, in its
+    /// order) and marked as its normal form ([`Record::normal_of`]), so the check that follows
+    /// finds it normal and only makes its charges: no record is built twice and no host name
+    /// is looked up in the program's table. Charges, results and failures are those of
+    /// `read_host` and the check after it (the program's shortcuts off, it is `read_host`).
+    pub fn read_host_as<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32) -> IrResult<Value> {
+        if !self.prog.shortcuts {
+            return self.read_host(value, 0);
+        }
+        let mut normal = true;
+        self.read_typed(value, module, ty, 0, &mut normal).map_err(|error| *error)
+    }
+
+    /// [`Machine::read_host_as`] at `depth`; `normal` is cleared unless normalizing the value
+    /// read against `ty` gives it back unchanged (and a record keeps it: it is not empty). A
+    /// failure is boxed, so that a value read comes back in two registers, not through memory.
+    fn read_typed<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> Typed<Value> {
+        if depth >= MAX_VALUE_NESTING {
+            return Err(Box::new(limit_error(
+                "maxValueNesting",
+                MAX_VALUE_NESTING as u64,
+                format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
+            )));
+        }
+        let prog = self.prog;
+        let types = &prog.modules[module as usize].types;
+        let Some(ctype) = types.get(ty as usize) else {
+            *normal = false;
+            return self.read_host(value, depth).map_err(Box::new);
+        };
+        self.tally(1);
+        let read = value.read().map_err(Box::new)?;
+        // The primitive a value other than `null` and a list is checked against: the type's
+        // own, or an optional's item type.
+        let prim = match ctype {
+            CType::Prim(prim) => Some(prim),
+            CType::Seq { item, may_be_many: false, .. } => match types.get(*item as usize) {
+                Some(CType::Prim(prim)) => Some(prim),
+                _ => None,
+            },
+            _ => None,
+        };
+        // Matched in place (not moved into a tuple with the type), each arm returning on its
+        // own: a value gathered into one exit, or moved whole after it was written in pieces,
+        // is loaded back before it is stored, a stall per value read.
+        match read {
+            HostRead::Null => {
+                *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                Ok(Value::empty())
+            }
+            HostRead::Bool(b) => {
+                *normal &= matches!(prim, Some(Prim::Boolean | Prim::Object));
+                Ok(Value::Bool(b))
+            }
+            HostRead::Int(i) => {
+                *normal &= matches!(prim, Some(Prim::Int | Prim::Object));
+                Ok(Value::Int(i))
+            }
+            HostRead::Float(f) => {
+                *normal &= matches!(prim, Some(Prim::Float64 | Prim::Object));
+                Ok(Value::Float(f))
+            }
+            HostRead::Str(s) => {
+                self.tally(s.len() as u64 / 64);
+                *normal &= matches!(prim, Some(Prim::String | Prim::Object));
+                Ok(Value::Str(Text::new(&s)))
+            }
+            HostRead::List(items) => match ctype {
+                CType::Seq { item, may_be_many: true, .. } => {
+                    let mut out = Vec::with_capacity(items.len());
+                    *normal &= !items.is_empty();
+                    for element in &items {
+                        out.push(self.read_typed(element, module, *item, depth + 1, normal)?);
+                    }
+                    Ok(Value::seq(out))
+                }
+                _ => {
+                    *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                    self.read_host_from(HostRead::List(items), depth).map_err(Box::new)
+                }
+            },
+            HostRead::Record { type_name, fields } => match ctype {
+                // An optional record: normal where its one value is normal at the item type.
+                CType::Seq { item, may_be_many: false, .. } => self.read_record(module, *item, type_name, fields, depth, normal),
+                CType::Nominal(_) => self.read_record(module, ty, type_name, fields, depth, normal),
+                _ => {
+                    *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                    self.read_host_from(HostRead::Record { type_name, fields }, depth).map_err(Box::new)
+                }
+            },
+        }
+    }
+
+    /// A host record read where the type `ty` of `module` is expected (see
+    /// [`Machine::read_host_as`]).
+    fn read_record<'r, S: HostValueSource>(
+        &mut self,
+        module: u32,
+        ty: u32,
+        type_name: Option<std::borrow::Cow<'r, str>>,
+        fields: Vec<(std::borrow::Cow<'r, str>, S)>,
+        depth: u32,
+        normal: &mut bool,
+    ) -> Typed<Value> {
+        let prog = self.prog;
+        let declared = match prog.modules[module as usize].types.get(ty as usize) {
+            Some(CType::Nominal(Target::Decl { module, decl })) => {
+                let declaration = prog.decl(*module, *decl);
+                match &declaration.kind {
+                    CDeclKind::Record { fields: declared, is_abstract: false, update_target: None, .. }
+                        if declared.len() <= MATCHED_FIELDS
+                            && fields.len() <= declared.len()
+                            && type_name.as_deref().is_none_or(|t| t == &*declaration.name) =>
+                    {
+                        Some((*module, *decl, declaration, &**declared))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        // Each member's declared field (positions in the host's order), every one of them
+        // declared and none twice.
+        let mut at = [0u8; MATCHED_FIELDS];
+        let matched = declared.is_some_and(|(_, _, _, declared)| {
+            let mut seen = 0u64;
+            let named = |field: &CField, key: &str| field.name.len() == key.len() && *field.name == *key;
+            fields.iter().zip(at.iter_mut()).enumerate().all(|(i, ((key, _), at))| {
+                // A host that writes the fields in declaration order finds each at once.
+                let found = match declared.get(i) {
+                    Some(field) if named(field, key) => Some(i),
+                    _ => declared.iter().position(|field| named(field, key)),
+                };
+                match found {
+                    Some(position) if seen & (1 << position) == 0 => {
+                        seen |= 1 << position;
+                        *at = position as u8;
+                        true
+                    }
+                    _ => false,
+                }
+            })
+        });
+        let (Some((decl_module, decl, declaration, declared)), true) = (declared, matched) else {
+            *normal = false;
+            return self.read_host_from(HostRead::Record { type_name, fields }, depth).map_err(Box::new);
+        };
+        let at = &at[..fields.len()];
+        let mut all_normal = fields.len() == declared.len();
+        // The record's fields are collected into the members' own vector (no second one).
+        let mut read: Vec<(Name, Value)> = fields
+            .into_iter()
+            .zip(at)
+            .map(|((_, item), &position)| {
+                let field = &declared[position as usize];
+                let value = self.read_typed(&item, decl_module, field.ty, depth + 1, &mut all_normal)?;
+                Ok((Arc::clone(&field.name), value))
+            })
+            .collect::<Typed<_>>()?;
+        if !all_normal {
+            // As `read_host` reads it: the members in the host's order (each name the program's
+            // own, the declared field's).
+            *normal = false;
+            let type_name = type_name.map(|t| self.prog_name(&t));
+            return Ok(Value::Record(Rc::new(Record::new(type_name, read))));
+        }
+        // Every declared field once (`at` is a permutation): put in declaration order.
+        if at.iter().enumerate().any(|(i, &p)| p as usize != i) {
+            let mut placed: Vec<(u8, (Name, Value))> = at.iter().copied().zip(read).collect();
+            placed.sort_unstable_by_key(|(position, _)| *position);
+            read = placed.into_iter().map(|(_, field)| field).collect();
+        }
+        let record = Record::normalized(Arc::clone(&declaration.name), read, decl_module, decl);
+        Ok(Value::Record(Rc::new(record)))
     }
 }
 

@@ -44,6 +44,11 @@ pub fn profiled<R>(call: impl FnOnce() -> R) -> (R, Option<Profile>) {
     (result, take_profile())
 }
 
+/// Whether the next evaluation started on this thread is to be profiled (the request is kept).
+pub fn is_requested() -> bool {
+    REQUESTED.with(Cell::get)
+}
+
 /// Whether the evaluation starting now is to be profiled (the request is used up).
 #[inline]
 pub(crate) fn requested() -> bool {

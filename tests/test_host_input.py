@@ -1,0 +1,278 @@
+"""Host input read in one pass (issue 19, the `summarize` workload): ``ir.evaluate_function``
+reads its Python arguments where they lie straight into the evaluator's values, each record that
+is already in its declared shape built once in that shape. What a call gives must not depend on
+it: the value, the operations and the input size are those of the reader's way (which a profiled
+call takes), and everything the reader refuses is refused with its code and message, the path to
+the value included, wherever in a record it sits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from nx_agent import ir
+from nx_agent.profile import profile_function
+
+ORDERS_MODULE = """module orders.nx fingerprint 1
+entrypoints functions [worth first held] components []
+
+record Customer
+  name: string required
+  tier: int required
+
+record Order
+  sku: string required
+  quantity: int required
+  price: int required
+  customer: Customer required
+
+function worth(orders: Order*) =
+  for o in orders yield
+    if ((o.quantity mul o.price) gt 900) then
+      o.sku
+
+function first(order: Order) =
+  order
+
+function held(value: object) =
+  value
+"""
+
+BUDGET = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def program() -> ir.Program:
+    return ir.link_program(ir.prepare_module(ir.assemble(ORDERS_MODULE)))
+
+
+def orders(count: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "sku": f"sku-{i}",
+            "quantity": i % 20,
+            "price": i % 97,
+            "customer": {"name": f"customer {i % 50}", "tier": i % 3},
+        }
+        for i in range(count)
+    ]
+
+
+def worth(given: list[dict[str, Any]]) -> list[str]:
+    """What `worth` computes, in Python."""
+    return [o["sku"] for o in given if o["quantity"] * o["price"] > 900]
+
+
+def refusal(call: Callable[[], Any]) -> tuple[str, str]:
+    with pytest.raises(ir.NxIrError) as raised:
+        call()
+    return raised.value.code, str(raised.value)
+
+
+def test_a_list_of_records_gives_what_the_program_computes(program: ir.Program) -> None:
+    given = orders(1_000)
+    evaluated = ir.evaluate_function(program, "worth", (given,), max_operations=BUDGET)
+    assert evaluated.value == worth(given)
+    assert evaluated.value  # some orders are worth more than 900
+    # The reader's way (a profiled call takes it) gives the same value and operations.
+    profiled = profile_function(program, "worth", (given,), max_operations=BUDGET)
+    assert profiled.value == evaluated.value
+    assert profiled.total == evaluated.operations
+
+
+def test_records_in_any_key_order_with_subclasses_read_as_plain_ones(program: ir.Program) -> None:
+    class Text(str):
+        pass
+
+    class Number(int):
+        pass
+
+    class Record(dict):  # type: ignore[type-arg]
+        pass
+
+    class Items(list):  # type: ignore[type-arg]
+        pass
+
+    plain = orders(60)
+    odd = Items(
+        Record(
+            customer=Record(tier=Number(o["customer"]["tier"]), name=Text(o["customer"]["name"])),
+            price=Number(o["price"]),
+            sku=Text(o["sku"]),
+            quantity=o["quantity"],
+        )
+        for o in plain
+    )
+    expected = ir.evaluate_function(program, "worth", (plain,), max_operations=BUDGET)
+    got = ir.evaluate_function(program, "worth", [odd], max_operations=BUDGET)
+    assert got.value == expected.value == worth(plain)
+    assert got.operations == expected.operations
+
+
+def test_a_record_comes_back_in_its_declared_shape(program: ir.Program) -> None:
+    given = {"customer": {"tier": 2, "name": "Bo"}, "price": 50, "quantity": 19, "sku": "b"}
+    evaluated = ir.evaluate_function(program, "first", (given,), max_operations=BUDGET)
+    assert evaluated.value == {"$type": "Order", **given, "customer": {"$type": "Customer", "name": "Bo", "tier": 2}}
+    assert list(evaluated.value) == ["$type", "customer", "price", "quantity", "sku"]
+    profiled = profile_function(program, "first", (given,), max_operations=BUDGET)
+    assert profiled.total == evaluated.operations
+
+
+def test_values_normalizing_converts_or_refuses_keep_their_answers(program: ir.Program) -> None:
+    # An integral float at an int field is the int.
+    integral = {**orders(1)[0], "quantity": 19.0, "price": 50}
+    assert ir.evaluate_function(program, "worth", ([integral],)).value == ["sku-0"]
+    assert ir.evaluate_function(program, "first", (integral,)).value["quantity"] == 19
+    wrong = {**orders(1)[0], "sku": 5}
+    code, message = refusal(lambda: ir.evaluate_function(program, "worth", ([wrong],)))
+    assert code == "nx-ir-boundary-type"
+    assert "orders[0].sku" in message
+    extra = {**orders(1)[0], "discount": 3}
+    code, message = refusal(lambda: ir.evaluate_function(program, "first", (extra,)))
+    assert code == "nx-ir-boundary-field"
+    assert "'discount'" in message
+    missing = {k: v for k, v in orders(1)[0].items() if k != "price"}
+    code, message = refusal(lambda: ir.evaluate_function(program, "first", (missing,)))
+    assert code == "nx-ir-boundary-field"
+    assert "'price'" in message
+
+
+def _nested(value: Any) -> list[dict[str, Any]]:
+    """Two orders, the second's customer tier set to `value`."""
+    given = orders(2)
+    given[1]["customer"]["tier"] = value
+    return given
+
+
+def _cyclic() -> list[dict[str, Any]]:
+    given = orders(2)
+    given[1]["customer"]["tier"] = given[1]
+    return given
+
+
+def _keyed() -> list[dict[Any, Any]]:
+    given: list[dict[Any, Any]] = orders(2)
+    given[1]["customer"][7] = "seven"
+    return given
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: _nested(10**20), 'args[0][1]["customer"]["tier"] is the integer 100000000000000000000, outside the 64-bit range'),
+        (lambda: _nested(2**200), 'args[0][1]["customer"]["tier"] is an integer of more than 128 bits, outside the 64-bit range'),
+        (lambda: _nested("\ud800"), 'args[0][1]["customer"]["tier"] is a string that is not valid Unicode'),
+        (lambda: _nested({1, 2}), 'args[0][1]["customer"]["tier"] is a set, which has no canonical NX form'),
+        (lambda: _nested(b"x"), 'args[0][1]["customer"]["tier"] is a bytes, which has no canonical NX form'),
+        (_cyclic, 'args[0][1]["customer"]["tier"] contains itself; a canonical value has no cycles'),
+        (_keyed, 'args[0][1]["customer"] has a key of type int, which is not a string'),
+    ],
+)
+def test_what_the_reader_refuses_inside_a_record_is_refused_as_it_was(
+    program: ir.Program, make: Callable[[], Any], message: str
+) -> None:
+    code, text = refusal(lambda: ir.evaluate_function(program, "worth", (make(),), max_operations=BUDGET))
+    assert code == "nx-ir-boundary-type"
+    assert message in text
+
+
+def test_nesting_past_the_limit_is_refused_at_the_boundary(program: ir.Program) -> None:
+    for depth in (256, 257, 300):
+        value: Any = 1
+        for _ in range(depth):
+            value = [value]
+        code, text = refusal(lambda: ir.evaluate_function(program, "held", (value,)))
+        assert code == "nx-ir-resource-limit"
+        assert "256 levels" in text
+    value = 1
+    for _ in range(255):
+        value = [value]
+    assert ir.evaluate_function(program, "held", (value,)).value == value
+
+
+def test_the_input_size_is_measured_before_anything_is_read(program: ir.Program) -> None:
+    given = orders(100)
+    size = ir.measure_input_size([given]) - 1  # the arguments' list counts nothing for a call
+    evaluated = ir.evaluate_function(program, "worth", (given,), max_input_size=size)
+    assert evaluated.value == worth(given)
+    assert evaluated.input_size == size
+    code, text = refusal(lambda: ir.evaluate_function(program, "worth", (given,), max_input_size=size - 1))
+    assert code == "nx-ir-resource-limit"
+    assert f"limit of {size - 1}" in text
+    # Over the limit and cyclic: the limit is what the call fails on, as before.
+    code, _ = refusal(lambda: ir.evaluate_function(program, "worth", (_cyclic(),), max_input_size=50))
+    assert code == "nx-ir-resource-limit"
+
+
+def _function(program: ir.Program, name: str) -> dict[str, str]:
+    return {"$type": "Function", "module": program.entry.identity, "name": name}
+
+
+def test_call_function_reads_its_arguments_in_one_pass_by_name_and_by_position(program: ir.Program) -> None:
+    given = orders(300)
+    function = _function(program, "worth")
+    for args in ({"orders": given}, [given], (given,)):
+        evaluated = ir.call_function(program, function, args, max_operations=BUDGET)
+        assert evaluated.value == worth(given)
+        profiled = profile_function(program, function, args, max_operations=BUDGET)
+        assert profiled.value == evaluated.value
+        assert profiled.total == evaluated.operations
+
+
+def test_call_function_measures_its_input_before_anything_is_read(program: ir.Program) -> None:
+    given = orders(50)
+    function = _function(program, "worth")
+    for args in ({"orders": given}, [given]):
+        # ir-format §6.2: the Function record, then the arguments as one record or one list.
+        size = ir.measure_input_size(function) + ir.measure_input_size(args)
+        evaluated = ir.call_function(program, function, args, max_input_size=size)
+        assert evaluated.value == worth(given)
+        assert evaluated.input_size == size
+        code, text = refusal(lambda: ir.call_function(program, function, args, max_input_size=size - 1))
+        assert code == "nx-ir-resource-limit"
+        assert f"limit of {size - 1}" in text
+
+
+def test_call_function_refuses_as_the_reader_refuses(program: ir.Program) -> None:
+    function = _function(program, "worth")
+    code, text = refusal(lambda: ir.call_function(program, function, {"orders": _nested(10**20)}))
+    assert code == "nx-ir-boundary-type"
+    assert 'args["orders"][1]["customer"]["tier"] is the integer 100000000000000000000, outside the 64-bit range' in text
+    code, text = refusal(lambda: ir.call_function(program, function, [_keyed()]))
+    assert code == "nx-ir-boundary-type"
+    assert 'args[0][1]["customer"] has a key of type int, which is not a string' in text
+    keyed: dict[Any, Any] = {7: orders(1)}
+    code, text = refusal(lambda: ir.call_function(program, function, keyed))
+    assert code == "nx-ir-boundary-type"
+    assert "args has a key of type int, which is not a string" in text
+    # A name that is no parameter is read and dropped; one left out is the function's to fill.
+    evaluated = ir.call_function(program, function, {"orders": orders(40), "other": [1, 2]})
+    assert evaluated.value == worth(orders(40))
+
+
+def test_the_input_size_counts_texts_names_and_type_names_as_the_reader_does(program: ir.Program) -> None:
+    long_key = "k" * 130
+    value = {
+        "$type": "T" * 200,
+        long_key: ["é" * 70, "x" * 64, "y" * 63, None, True, 1.5, (1, 2)],
+        "short": {"$type": 5, "n": "z" * 128},
+    }
+    size = ir.measure_input_size([value]) - 1
+    for limit in (size, size + 1):
+        assert ir.evaluate_function(program, "held", (value,), max_input_size=limit).input_size == size
+        function = _function(program, "held")
+        total = ir.measure_input_size(function) + ir.measure_input_size({"value": value})
+        assert ir.call_function(program, function, {"value": value}, max_input_size=total).input_size == total
+    code, _ = refusal(lambda: ir.evaluate_function(program, "held", (value,), max_input_size=size - 1))
+    assert code == "nx-ir-resource-limit"
+
+
+def test_a_long_list_over_the_limit_is_refused_by_its_size(program: ir.Program) -> None:
+    long = [0] * 1_000_000
+    code, text = refusal(lambda: ir.evaluate_function(program, "held", (long,), max_input_size=100))
+    assert code == "nx-ir-resource-limit"
+    assert "limit of 100" in text
+    code, _ = refusal(lambda: ir.call_function(program, _function(program, "held"), {"value": long}, max_input_size=100))
+    assert code == "nx-ir-resource-limit"
