@@ -105,7 +105,7 @@ OURS_NOT_MET = ["nx_agent.errors", "nx_agent._missing", "nx_agent.agent.execute_
 
 def test_import_nx_agent_ir_loads_the_native_module_alone() -> None:
     loaded = _fresh("import json, sys; import nx_agent.ir; print(json.dumps(sorted(sys.modules)))")
-    assert sorted(m for m in loaded if m.startswith("nx_agent")) == ["nx_agent", "nx_agent._lazy", "nx_agent._native", "nx_agent.ir"]
+    assert sorted(m for m in loaded if m.startswith("nx_agent")) == ["nx_agent", "nx_agent._native", "nx_agent.ir"]
     assert [m for m in HEAVY if m in loaded] == []
 
 

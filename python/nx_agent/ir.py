@@ -81,13 +81,13 @@ from ._native import (
     prepare_program,
     restore_component_instance,
 )
-from ._lazy import lazy_names
+from . import _lazy_names as lazy_names
 
 TYPE_CHECKING = False  # not typing's: nx_agent.ir loads nothing it does not need
 if TYPE_CHECKING:
     from .profile import Profile, profile_function
 
-# The profiler's Python side loads when one of its names is first read (nx_agent._lazy), so that
+# The profiler's Python side loads when one of its names is first read (nx_agent._lazy_names), so that
 # `import nx_agent.ir` stays the native module and the errors alone.
 __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.profile": ("Profile", "profile_function")})
 

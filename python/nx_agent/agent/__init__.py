@@ -3,12 +3,12 @@
 Modules: ``definition`` (format constants and shapes), ``annotations`` (the fixed MCP hints),
 ``names`` (tool names), ``diagnostics`` (diagnostics and errors), ``describe`` (JavaScript-like
 value readings, over the package's shared ``nx_agent._js``), ``normalize`` (``normalize_agent``),
-``check`` (``check_agent_tools``); ``create``, ``execute`` (with ``execute_http`` and
-``execute_host``), ``call`` (with tool contexts), ``limits``, ``results``, ``cancel`` and
+``check`` (``check_agent_tools``); ``create``, ``execute`` (the tools, their prepared calls and
+tool contexts; with ``execute_http`` and ``execute_host``), ``limits``, ``results``, ``cancel`` and
 ``classify`` (running tools); ``compile`` (``compile_agent``, ``load_agent``).
 """
 
-from .._lazy import lazy_names
+from .. import _lazy_names as lazy_names
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .normalize import NormalizeAgentResult, normalize_agent
     from .tool_functions import AgentSchemaSource
 
-# Loaded when first read (nx_agent._lazy): a host that only runs tools never loads normalize.
+# Loaded when first read (nx_agent._lazy_names): a host that only runs tools never loads normalize.
 __getattr__, __dir__ = lazy_names(
     __name__,
     globals(),

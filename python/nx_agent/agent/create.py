@@ -8,11 +8,10 @@ definition checks of §4 (:mod:`nx_agent.agent.check`) and adds its own (a reque
 
 from collections.abc import Mapping, Sequence
 
-from .._lazy import lazy_names
+from .. import _lazy_names as lazy_names
 from .._native import Limits, Program
-from .call import PreparedCall, failure
 from .check import definition_problems, tool_shape_problem
-from .execute import AgentTool, FunctionAgentTool
+from .execute import AgentTool, FunctionAgentTool, PreparedCall, failure
 from .limits import (
     NX_AGENT_DEFAULT_MAX_ARGUMENTS_SIZE,
     NX_AGENT_DEFAULT_MAX_CONTEXT_SIZE,
@@ -42,7 +41,7 @@ _OWN_KINDS = {
 
 RuntimeOptions = Mapping[str, "Any"] | Limits | None
 
-# AgentExecutorError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy).
+# AgentExecutorError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy_names).
 __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("AgentExecutorError",)})
 
 

@@ -5,8 +5,17 @@ definition with an ``http`` tool (see :mod:`nx_agent.agent.execute`)."""
 from collections.abc import Awaitable, Callable, Mapping
 
 from .._record import Record
-from .call import PreparedCall, failure, usage_of
-from .execute import _absorb_cancellation, _close_coroutine, _current_task_cancelling, _ExecutableTool, _is_awaitable, _raised
+from .execute import (
+    PreparedCall,
+    _absorb_cancellation,
+    _close_coroutine,
+    _current_task_cancelling,
+    _ExecutableTool,
+    _is_awaitable,
+    _raised,
+    failure,
+    usage_of,
+)
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:

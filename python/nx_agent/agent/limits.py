@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..errors import AgentOptionError
 
 from .._record import Record
-from .._lazy import lazy_names
+from .. import _lazy_names as lazy_names
 from .._native import Limits, measure_input_size
 
 __all__ = [
@@ -38,7 +38,7 @@ _MAX_SAFE_INTEGER = 2**53 - 1
 # Runtime options a host may pass through; the input limit is the package's to compute.
 _RUNTIME_OPTIONS = ("max_call_depth", "max_range_length", "max_memory")
 
-# AgentOptionError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy).
+# AgentOptionError is made by nx_agent.errors, loaded with the first refusal (nx_agent._lazy_names).
 __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.errors": ("AgentOptionError",)})
 
 

@@ -2,6 +2,7 @@
 text and images), links the images and creates the tools; nothing of normalization or schemas is
 loaded (see :mod:`nx_agent.agent.compile` for the other half)."""
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .._record import Record
@@ -14,13 +15,21 @@ from .limits import (
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from os import PathLike
     from typing import Any
+
+    from ..errors import BundleError
 
     from .execute import AgentTool
     from .execute_host import AgentExecutor
     from .execute_http import AgentHttpRequestFunction
 
-__all__ = ["Images", "LoadedAgent", "load_agent", "prepare_images"]
+__all__ = ["BUNDLE_FORMAT", "BUNDLE_VERSION", "Images", "LoadedAgent", "load_agent", "load_bundle", "prepare_images", "read_bundle"]
+
+#: The bundle format (:mod:`nx_agent.bundle` writes it): read here, where it loads, so that a bundle
+#: loads with one module of the agent layer fewer.
+BUNDLE_FORMAT = "nx-agent-bundle"
+BUNDLE_VERSION = 1
 
 PRELUDE = "@nx/prelude.nx"
 Image = bytes | bytearray | memoryview | PreparedModule
@@ -172,3 +181,52 @@ def load_agent(
         tool_limits=tool_limits,
     )
     return LoadedAgent(definition, program, tools)
+
+
+def read_bundle(source: "bytes | str | PathLike[str]") -> "dict[str, Any]":
+    """A bundle's parts: ``{"entry", "definition", "images": {identity: bytes}, "descriptions"?}``.
+    ``source`` is the bundle's bytes or a path to it."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        with open(source, "rb") as handle:
+            data = handle.read()
+    try:
+        document = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _refused(f"The bundle is not JSON: {error}.") from None
+    if not isinstance(document, dict) or document.get("format") != BUNDLE_FORMAT:
+        raise _refused(f"The document is not an {BUNDLE_FORMAT} (its 'format' is not '{BUNDLE_FORMAT}').")
+    if document.get("version") != BUNDLE_VERSION:
+        raise _refused(f"The bundle's version is {document.get('version')!r}; this nx-agent reads version {BUNDLE_VERSION}.")
+    entry, definition, images = document.get("entry"), document.get("definition"), document.get("images")
+    if not isinstance(entry, str) or not isinstance(definition, dict) or not isinstance(images, dict):
+        raise _refused("A bundle holds 'entry' (a string), 'definition' (an object) and 'images' (an object).")
+    decoded: "dict[str, bytes]" = {}
+    for identity, text in images.items():
+        try:
+            image = bytes.fromhex(text) if isinstance(text, str) else None
+        except ValueError:
+            image = None
+        if image is None:
+            raise _refused(f"The image '{identity}' of the bundle is not hex text.")
+        decoded[identity] = image
+    parts: "dict[str, Any]" = {"entry": entry, "definition": definition, "images": decoded}
+    if "descriptions" in document:
+        parts["descriptions"] = document["descriptions"]
+    return parts
+
+
+def load_bundle(source: "bytes | str | PathLike[str]", **options: "Any") -> "LoadedAgent":
+    """The tools of the agent a bundle holds, in one call: ``load_bundle(path, request=...)``.
+    ``options`` are :func:`load_agent`'s (``request``, ``executors``, limits,
+    ``validate_arguments``). Raises :class:`BundleError` for a file that is not a bundle, and what
+    ``load_agent`` raises for images or a definition that cannot run."""
+    parts = read_bundle(source)
+    return load_agent(parts["definition"], parts["images"], entry=parts["entry"], **options)
+
+
+def _refused(message: str) -> "BundleError":
+    from ..errors import BundleError
+
+    return BundleError(message)

@@ -8,7 +8,7 @@
 reference's JSON so a result reads the same in a JavaScript host.
 """
 
-from .call import failure, usage_of  # the builders live with the call (the bundle path loads no results module)
+from .execute import failure, usage_of  # the builders live with the call (the bundle path loads no results module)
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from ..errors import NxError
 
 if TYPE_CHECKING:
     from .._native import Program
-    from .call import PreparedCall
+    from .execute import PreparedCall
     from .load import LoadedAgent
     from .execute import AgentTool
 
