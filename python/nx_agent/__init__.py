@@ -78,7 +78,7 @@ if TYPE_CHECKING:
     from .http import build_http_request
 
 # The agent layer and the HTTP builder load when one of their names is first read (_lazy_names above):
-# ``import nx_agent`` (and ``nx_agent.ir``) loads the native module and the errors alone.
+# ``import nx_agent`` (and ``nx_agent.ir``) loads the native module alone.
 __getattr__, __dir__ = _lazy_names(
     __name__,
     globals(),

@@ -88,7 +88,7 @@ if TYPE_CHECKING:
     from .profile import Profile, profile_function
 
 # The profiler's Python side loads when one of its names is first read (nx_agent._lazy_names), so that
-# `import nx_agent.ir` stays the native module and the errors alone.
+# `import nx_agent.ir` stays the native module alone.
 __getattr__, __dir__ = lazy_names(__name__, globals(), {"nx_agent.profile": ("Profile", "profile_function")})
 
 __all__ = [
