@@ -1213,16 +1213,7 @@ fn entrypoint_in_one_pass(
     let entrypoint = program.entrypoint(compiled, name, text)?;
     let refused = Cell::new(false);
     // The arguments, held for the call; each read where it lies.
-    let mut held: Few<Bound<'_, PyAny>> = Few::new();
-    if let Some(args) = args {
-        for item in sequence_items(args)? {
-            held.push(item);
-        }
-    }
-    let mut sources: Few<Option<PyIn<'_>>> = Few::new();
-    for item in held.as_slice() {
-        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused: &refused }));
-    }
+    let (_held, sources) = positional_sources(args, &refused)?;
     let sources = sources.as_slice();
     // The input size, measured where it lies before anything is converted (as the reader
     // measures it: each argument, nothing for the list of them).
@@ -1238,6 +1229,26 @@ fn entrypoint_in_one_pass(
 /// The input size of `sources` measured where they lie, each with what it adds beside its value
 /// (a name's text), after `start`: `None` once it passes `allowance` or a value is refused (the
 /// reader's way then refuses the call as it always has).
+/// The items of a call's positional arguments (a list or tuple; none for `None`), held for the
+/// call, and a source reading each where it lies. `None` when `args` is neither.
+#[allow(clippy::type_complexity)]
+fn positional_sources<'py, 'r>(
+    args: Option<&Bound<'py, PyAny>>,
+    refused: &'r Cell<bool>,
+) -> Option<(Few<Bound<'py, PyAny>>, Few<Option<PyIn<'r>>>)> {
+    let mut held: Few<Bound<'py, PyAny>> = Few::new();
+    if let Some(args) = args {
+        for item in sequence_items(args)? {
+            held.push(item);
+        }
+    }
+    let mut sources: Few<Option<PyIn<'r>>> = Few::new();
+    for item in held.as_slice() {
+        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused }));
+    }
+    Some((held, sources))
+}
+
 fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &'s PyIn<'a>)>, allowance: u64) -> Option<u64> {
     let mut total = start;
     for (extra, source) in sources {
@@ -1406,14 +1417,7 @@ fn call_in_one_pass(
             eval::call_function_hooked(compiled, callee, CallArguments::Named(named), limits, sink, usage, host)
         });
     }
-    let mut held: Few<Bound<'_, PyAny>> = Few::new();
-    for item in sequence_items(args)? {
-        held.push(item);
-    }
-    let mut sources: Few<Option<PyIn<'_>>> = Few::new();
-    for item in held.as_slice() {
-        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused: &refused }));
-    }
+    let (_held, sources) = positional_sources(Some(args), &refused)?;
     let sources = sources.as_slice();
     let args_size = match allowance {
         None => None,
