@@ -27,7 +27,6 @@ from mcp import Client, StdioServerParameters
 from mcp_support import serve_args, server_env, write_agent
 from nx_agent import create_agent_tools
 from nx_agent.agent import CompiledAgent, LoadedAgent, load_agent
-from nx_agent.agent import call as call_module
 from nx_agent.agent import execute as execute_module
 from nx_agent.mcp import create_mcp_server
 from nx_agent.tool_json import to_anthropic_tools, to_openai_tools
@@ -49,14 +48,14 @@ def loaded(compiled: CompiledAgent, **options: Any) -> LoadedAgent:
 def evaluations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A counting host: every call the tools make into the runtime, by function name."""
     seen: list[str] = []
-    for module in (call_module, execute_module):
-        original = module.call_function
+    original = execute_module.call_function
 
-        def counting(program: Any, function: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
-            seen.append(function["name"])
-            return _original(program, function, *args, **kwargs)
+    def counting(program: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(function["name"])
+        return original(program, function, *args, **kwargs)
 
-        monkeypatch.setattr(module, "call_function", counting)
+    # The one module that calls the runtime for a tool: the prepared call and the inline path.
+    monkeypatch.setattr(execute_module, "call_function", counting)
     return seen
 
 
