@@ -577,9 +577,8 @@ fn with_named<R>(named: &Named<'_>, f: impl FnOnce(&[(&str, &HostValue)]) -> R) 
     f(&pairs)
 }
 
-/// Runs one call with the GIL held, releasing it only once the evaluation runs long (see
-/// [`crate::sink`]), and writes the result straight into Python objects. `args_size` is the
-/// arguments' input size when the reader measured it.
+/// Runs one call (see [`in_sink`]). `args_size` is the arguments' input size when the reader
+/// measured it.
 fn run_call(
     py: Python<'_>,
     program: &Program,
@@ -589,6 +588,42 @@ fn run_call(
     args_size: Option<u64>,
     limits: &CoreLimits,
 ) -> PyResult<Evaluation> {
+    let outcome = in_sink(py, program, compiled, args_size, |sink, usage, host| match (target, args) {
+        (Target::Entrypoint(name), Args::Positional(values)) => with_positional(values, |items| {
+            eval::evaluate_function_hooked(compiled, name, items, limits, sink, usage, host)
+        }),
+        (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
+        (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
+            let args = CallArguments::Positional(items);
+            eval::call_function_hooked(compiled, function, args, limits, sink, usage, host)
+        }),
+        (Target::Function(function), Args::Named(named)) => with_named(named, |pairs| {
+            let args = CallArguments::Named(pairs);
+            eval::call_function_hooked(compiled, function, args, limits, sink, usage, host)
+        }),
+    });
+    finish(py, outcome)
+}
+
+/// What one call into a [`PySink`] left: its result, its usage, the exception the sink raised
+/// and the one a signal handler raised while the GIL was released, if any.
+struct Outcome<'py> {
+    result: Result<Bound<'py, PyAny>, IrError>,
+    usage: Usage,
+    raised: Option<PyErr>,
+    signal: Option<PyErr>,
+}
+
+/// Runs `call` with the GIL held, releasing it only once the evaluation runs long (see
+/// [`crate::sink`]), its result written straight into Python objects. `args_size` is the
+/// arguments' input size when the reader measured it.
+fn in_sink<'py>(
+    py: Python<'py>,
+    program: &Program,
+    compiled: &Compiled,
+    args_size: Option<u64>,
+    call: impl FnOnce(&mut PySink<'_, 'py>, &mut Usage, HostCall<'_>) -> Result<Bound<'py, PyAny>, IrError>,
+) -> Outcome<'py> {
     let texts = program.texts(py, compiled);
     let gil = GilRelease::new(py);
     let long_run = LongRunHook::new(py, &gil);
@@ -596,34 +631,15 @@ fn run_call(
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
     let mut sink = PySink { py, gil: &gil, texts, raised: None };
     let mut usage = Usage::default();
-    let result = match (target, args) {
-        (Target::Entrypoint(name), Args::Positional(values)) => with_positional(values, |items| {
-            eval::evaluate_function_hooked(compiled, name, items, limits, &mut sink, &mut usage, host)
-        }),
-        (Target::Entrypoint(_), Args::Named(_)) => Err(IrError::new(codes::ARGUMENTS, "Entrypoints take positional arguments.")),
-        (Target::Function(function), Args::Positional(values)) => with_positional(values, |items| {
-            let args = CallArguments::Positional(items);
-            eval::call_function_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
-        }),
-        (Target::Function(function), Args::Named(named)) => with_named(named, |pairs| {
-            let args = CallArguments::Named(pairs);
-            eval::call_function_hooked(compiled, function, args, limits, &mut sink, &mut usage, host)
-        }),
-    };
+    let result = call(&mut sink, &mut usage, host);
     gil.reacquire();
-    let signal = long_run.take_raised();
-    finish(py, result, usage, sink.raised.take(), signal)
+    Outcome { result, usage, raised: sink.raised.take(), signal: long_run.take_raised() }
 }
 
 /// A call's outcome for Python: its evaluation, or its error (with the usage of a call that
 /// failed once it began, and the exception a signal handler raised, if one did).
-fn finish(
-    py: Python<'_>,
-    result: Result<Bound<'_, PyAny>, IrError>,
-    usage: Usage,
-    raised: Option<PyErr>,
-    signal: Option<PyErr>,
-) -> PyResult<Evaluation> {
+fn finish(py: Python<'_>, outcome: Outcome<'_>) -> PyResult<Evaluation> {
+    let Outcome { result, usage, raised, signal } = outcome;
     if let Some(raised) = raised {
         return Err(raised);
     }
@@ -1351,21 +1367,12 @@ fn run_in_one_pass<'py>(
     if refused.get() {
         return None;
     }
-    let texts = program.texts(py, compiled);
-    let gil = GilRelease::new(py);
-    let long_run = LongRunHook::new(py, &gil);
-    let hook = || long_run.run();
-    let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
-    let mut sink = PySink { py, gil: &gil, texts, raised: None };
-    let mut usage = Usage::default();
-    let result = call(&mut sink, &mut usage, host);
-    gil.reacquire();
+    let outcome = in_sink(py, program, compiled, args_size, call);
     if refused.get() {
         // Refused while reading: nothing ran, nothing was written.
         return None;
     }
-    let signal = long_run.take_raised();
-    Some(finish(py, result, usage, sink.raised.take(), signal))
+    Some(finish(py, outcome))
 }
 
 /// [`call_function`] of a plain `Function` record resolved before (`handle`), its arguments
