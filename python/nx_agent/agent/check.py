@@ -5,9 +5,9 @@
 the tools not marked damaged.
 """
 
-from collections.abc import Mapping
+from _collections_abc import Mapping  # not collections.abc: see load.py
 
-from .._record import Record
+from . import Record
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ definition checks of §4 (:mod:`nx_agent.agent.check`) and adds its own (a reque
 :class:`~nx_agent.agent.diagnostics.NxAgentError` holding all of them, and returns no tools.
 """
 
-from collections.abc import Mapping, Sequence
+from _collections_abc import Mapping  # not collections.abc: see load.py
 
 from .. import _lazy_names as lazy_names
 from .._native import Limits, Program
@@ -22,6 +22,7 @@ from .limits import (
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, Union
 
     from .cancel import CancelToken

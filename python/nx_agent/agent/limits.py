@@ -5,15 +5,14 @@ Every call gets the whole budget; a host raises or lowers the limits, and can tu
 given value must be a non-negative safe integer (``0 ≤ n ≤ 2**53 − 1``).
 """
 
-from collections.abc import Mapping, Sequence
-
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from ..errors import AgentOptionError
 
-from .._record import Record
+from . import Record
 from .. import _lazy_names as lazy_names
 from .._native import Limits, measure_input_size
 
