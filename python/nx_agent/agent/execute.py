@@ -46,7 +46,6 @@ import sys
 from _collections_abc import Mapping  # not collections.abc: see load.py
 
 from .._native import Evaluation, NxIrError, Program, call_function, measure_input_size
-from .limits import CallLimits
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from ..profile import Profile
     from .cancel import CancelToken
     from .input_check import InputCheck
+    from .load import CallLimits
     from .results import ToolError, ToolFailure, ToolResult, ToolUsage
 
 __all__ = [
