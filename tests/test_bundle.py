@@ -101,6 +101,12 @@ OURS_NOT_NEEDED = ["nx_agent.schema", "nx_agent.http", "nx_agent.agent.normalize
 # Loaded by what the path below never meets: a refusal (the error classes), an absent member of a
 # stored tool (the absent value), a tool of a host kind.
 OURS_NOT_MET = ["nx_agent.errors", "nx_agent._missing", "nx_agent.agent.execute_host", "nx_agent.ir", "nx_agent.agent.results"]
+# The run-time half of the agent layer is written in nx_agent.agent.load; these modules give its names.
+MOVED_INTO_LOAD = {
+    "nx_agent.agent.limits": ["CallLimits", "NX_AGENT_DEFAULT_MAX_OPERATIONS", "name_cost", "read_call_limits"],
+    "nx_agent.agent.check": ["DefinitionProblems", "SUPPORTED_FORMAT_VERSIONS", "check_agent_tools", "definition_problems"],
+    "nx_agent.agent.create": ["EvaluateHttpArgumentsResult", "create_agent_tools", "evaluate_http_arguments"],
+}
 
 
 def test_import_nx_agent_ir_loads_the_native_module_alone() -> None:
@@ -120,6 +126,29 @@ def test_the_bundle_call_path_loads_no_schema_normalize_or_http_module(bundle: P
     assert [m for m in HEAVY if m in loaded] == []
     assert [m for m in loaded if any(m == o or m.startswith(o + ".") for o in OURS_NOT_NEEDED)] == []
     assert [m for m in OURS_NOT_MET if m in loaded] == []
+    assert [m for m in MOVED_INTO_LOAD if m in loaded] == []
+    ours = sorted(m for m in loaded if m.startswith("nx_agent"))
+    # execute_http: the example agent has an http tool (lookup_order); its module loads with the tools.
+    assert ours == [
+        "nx_agent", "nx_agent._native", "nx_agent.agent", "nx_agent.agent.execute", "nx_agent.agent.execute_http",
+        "nx_agent.agent.load",
+    ]
+
+
+def test_the_modules_the_run_time_half_moved_from_give_the_same_objects() -> None:
+    import importlib
+
+    from nx_agent.agent import load
+
+    for name, names in MOVED_INTO_LOAD.items():
+        module = importlib.import_module(name)
+        assert all(getattr(module, one) is getattr(load, one) for one in names)
+        assert set(names) <= set(module.__all__)
+    from nx_agent.agent.create import AgentExecutorError
+    from nx_agent.agent.limits import AgentOptionError
+    from nx_agent.errors import AgentExecutorError as executor_error, AgentOptionError as option_error
+
+    assert (AgentExecutorError, AgentOptionError) == (executor_error, option_error)
 
 
 def test_the_serverless_handler_in_a_fresh_process(bundle: Path, tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from .._record import Record
+from . import Record
 from ..errors import NxError
 
 __all__ = [

@@ -43,19 +43,19 @@ module; :mod:`nx_agent.agent.results` describes the shapes and gives the same fu
 """
 
 import sys
-from collections.abc import Mapping, Sequence
+from _collections_abc import Mapping  # not collections.abc: see load.py
 
 from .._native import Evaluation, NxIrError, Program, call_function, measure_input_size
-from .limits import CallLimits
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Iterator
+    from collections.abc import Awaitable, Iterator, Sequence
     from typing import Any, TypeGuard, Union
 
     from ..profile import Profile
     from .cancel import CancelToken
     from .input_check import InputCheck
+    from .load import CallLimits
     from .results import ToolError, ToolFailure, ToolResult, ToolUsage
 
 __all__ = [

@@ -3,7 +3,7 @@ the first definition with such a tool (see :mod:`nx_agent.agent.execute`)."""
 
 from collections.abc import Callable, Mapping
 
-from .._record import Record
+from . import Record
 from .execute import _absorb_cancellation, _close_coroutine, _current_task_cancelling, _ExecutableTool, _is_awaitable, _raised, failure
 
 TYPE_CHECKING = False  # not typing's (a cold start's milliseconds): see nx_agent/__init__.py

@@ -4,7 +4,7 @@ definition with an ``http`` tool (see :mod:`nx_agent.agent.execute`)."""
 
 from collections.abc import Awaitable, Callable, Mapping
 
-from .._record import Record
+from . import Record
 from .execute import (
     PreparedCall,
     _absorb_cancellation,
