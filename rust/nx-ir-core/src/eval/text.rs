@@ -2,8 +2,6 @@
 //! the shortest round-trip digits of the f64 (or, for `float32`, of the f32), placed by the
 //! decimal point position.
 
-use std::fmt::Write as _;
-
 /// The float64 form of `value`.
 pub fn float64_text(value: f64) -> String {
     let mut out = NumberText::new();
@@ -71,7 +69,15 @@ pub(crate) fn write_float64(value: f64, out: &mut NumberText) {
     let mut digits = [0u8; 20];
     let (count, point) = match short_decimal(magnitude) {
         Some((whole, places)) => integer_digits(whole, places, &mut digits),
-        None => scientific_digits(format_args!("{magnitude:e}"), &mut digits),
+        None => {
+            let bits = magnitude.to_bits();
+            let exponent = ((bits >> 52) & 0x7FF) as i64;
+            let fraction = bits & ((1 << 52) - 1);
+            let (mantissa, power) =
+                if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
+            let mut buffer = ryu::Buffer::new();
+            shortest_digits(buffer.format_finite(magnitude), (mantissa, power), &mut digits)
+        }
     };
     place(negative, &digits[..count], point, out);
 }
@@ -84,7 +90,13 @@ pub(crate) fn write_float32(value: f64, out: &mut NumberText) {
         return;
     }
     let mut digits = [0u8; 20];
-    let (count, point) = scientific_digits(format_args!("{:e}", narrow.abs()), &mut digits);
+    let bits = narrow.abs().to_bits();
+    let exponent = i64::from((bits >> 23) & 0xFF);
+    let fraction = u64::from(bits & ((1 << 23) - 1));
+    let (mantissa, power) = if exponent == 0 { (fraction, -149) } else { (fraction | 1 << 23, exponent - 150) };
+    let mut buffer = ryu::Buffer::new();
+    let (count, point) =
+        shortest_digits(buffer.format_finite(narrow.abs()), (mantissa, power), &mut digits);
     place(narrow < 0.0, &digits[..count], point, out);
 }
 
@@ -159,18 +171,28 @@ fn integer_digits(mut whole: u64, places: usize, digits: &mut [u8; 20]) -> (usiz
     (kept, point)
 }
 
-/// The significant digits and point position of a positive float from Rust's shortest
-/// scientific form (`1.2345e-7`), written to the stack.
-fn scientific_digits(form: std::fmt::Arguments<'_>, digits: &mut [u8; 20]) -> (usize, i64) {
-    let mut text = NumberText::new();
-    let _ = text.write_fmt(form);
-    let bytes = &text.bytes[..text.len];
+/// The significant digits and point position (value = 0.d1d2... × 10^point) of a positive
+/// finite float from ryu's shortest round-trip form of it (`0.30000000000000004`, `1e21`,
+/// `123.0`), the float being `mantissa × 2^power`.
+///
+/// Ryu and Rust's formatter (the reference's) find the same shortest digits, nearest the float,
+/// but break an exact tie differently: when the float lies exactly halfway between two shortest
+/// decimals, ryu takes the even one and the formatter the larger. Only a float whose exact value
+/// is the form's digits followed by a 5 is such a tie; it then takes the larger.
+fn shortest_digits(form: &str, float: (u64, i64), digits: &mut [u8; 20]) -> (usize, i64) {
+    let bytes = form.as_bytes();
     let split = bytes.iter().position(|b| *b == b'e').unwrap_or(bytes.len());
-    let mut count = 0;
-    for byte in &bytes[..split] {
-        if byte.is_ascii_digit() && count < digits.len() {
-            digits[count] = *byte;
+    let (mut count, mut point, mut after_point) = (0usize, 0i64, false);
+    for &byte in &bytes[..split] {
+        if byte == b'.' {
+            after_point = true;
+        } else if count == 0 && byte == b'0' {
+            // A leading zero: before the point it says nothing, after it it moves the point.
+            point -= i64::from(after_point);
+        } else if count < digits.len() {
+            digits[count] = byte;
             count += 1;
+            point += i64::from(!after_point);
         }
     }
     while count > 1 && digits[count - 1] == b'0' {
@@ -181,11 +203,35 @@ fn scientific_digits(form: std::fmt::Arguments<'_>, digits: &mut [u8; 20]) -> (u
     for byte in bytes.get(split + 1..).unwrap_or(&[]) {
         match byte {
             b'-' => negative = true,
-            b'0'..=b'9' => exponent = exponent * 10 + i64::from(byte - b'0'),
+            b'0'..=b'9' => exponent = exponent.saturating_mul(10).saturating_add(i64::from(byte - b'0')),
             _ => {}
         }
     }
-    (count.max(1), if negative { 1 - exponent } else { exponent + 1 })
+    point += if negative { -exponent } else { exponent };
+    if count > 0 && (digits[count - 1] - b'0') % 2 == 0 && is_tie(&digits[..count], point, float) {
+        // The last digit is even, so one more never carries.
+        digits[count - 1] += 1;
+    }
+    (count.max(1), point)
+}
+
+/// Whether `mantissa × 2^power` is exactly 0.d1...dk5 × 10^point.
+///
+/// With T the integer d1...dk5 and q = k + 1 - point, the float equals T / 10^q. T is odd (it
+/// ends in 5), so with the mantissa made odd this holds exactly when 2^power = 2^-q and
+/// mantissa × 5^q = T. T has fewer than 20 digits, so q past 27 (5^q > 10^18) cannot hold.
+fn is_tie(digits: &[u8], point: i64, (mantissa, power): (u64, i64)) -> bool {
+    if mantissa == 0 || digits.len() > 18 {
+        return false;
+    }
+    let zeros = mantissa.trailing_zeros();
+    let (odd, power) = (mantissa >> zeros, power + i64::from(zeros));
+    let q = digits.len() as i64 + 1 - point;
+    if power != -q || !(1..=27).contains(&q) {
+        return false;
+    }
+    let tie = digits.iter().fold(0u128, |t, d| t * 10 + u128::from(d - b'0')) * 10 + 5;
+    u128::from(odd) * 5u128.pow(q as u32) == tie
 }
 
 /// Lays the digits out the ECMAScript way: value = 0.digits × 10^point.
@@ -264,6 +310,16 @@ mod tests {
     /// ECMAScript's layout of Rust's shortest scientific form, written plainly with strings
     /// (ir-format §4.4): the model the stack writer and its formatter-free path must match.
     fn model(value: f64) -> String {
+        model_of(value, format!("{:e}", value.abs()))
+    }
+
+    /// [`model`] of a float32: Rust's shortest scientific form of the f32.
+    fn model32(value: f64) -> String {
+        let narrow = value as f32;
+        model_of(f64::from(narrow), format!("{:e}", narrow.abs()))
+    }
+
+    fn model_of(value: f64, scientific: String) -> String {
         if value.is_nan() {
             return "NaN".into();
         }
@@ -273,7 +329,6 @@ mod tests {
         if value == 0.0 {
             return "0".into();
         }
-        let scientific = format!("{:e}", value.abs());
         let (mantissa, exponent) = scientific.split_once('e').unwrap();
         let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
         let n = exponent.parse::<i64>().unwrap() + 1;
@@ -322,6 +377,45 @@ mod tests {
         }
         for value in values {
             assert_eq!(float64_text(value), model(value), "{value:e} ({:#x})", value.to_bits());
+        }
+    }
+
+    /// A float exactly halfway between two shortest decimals: ryu takes the even one, the
+    /// formatter (and so the reference) the larger. Every f64 in [2^50, 2^51) ending in .25 or
+    /// .75, and every f32 in [2^21, 2^22) likewise, is such a tie.
+    #[test]
+    fn exact_ties_take_the_larger_decimal_as_the_formatter_does() {
+        let mut ties = 0;
+        let mut bits: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..50_000 {
+            bits = bits.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let whole = (1u64 << 50) + (bits >> 14) % (1u64 << 50);
+            for fraction in [0.25, 0.75] {
+                let value = whole as f64 + fraction;
+                assert_eq!(float64_text(value), model(value), "{value:e} ({:#x})", value.to_bits());
+                assert_eq!(float64_text(-value), model(-value));
+                ties += 1;
+            }
+            let whole32 = (1u32 << 21) + (bits >> 40) as u32 % (1u32 << 21);
+            for fraction in [0.25f32, 0.75] {
+                let value = f64::from(whole32 as f32 + fraction);
+                assert_eq!(float32_text(value), model32(value), "{value:e}");
+            }
+        }
+        assert_eq!(ties, 100_000);
+        // Beside the ties: the even neighbour of a tie's digits is not one.
+        assert_eq!(float64_text(1234560000000000.0), "1234560000000000");
+        assert_eq!(float64_text(1234560000000000.5), "1234560000000000.5");
+    }
+
+    #[test]
+    fn float32_forms_equal_the_formatter_model() {
+        let mut bits: u32 = 0x9E37_79B9;
+        for i in 0..200_000u32 {
+            bits = bits.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            for value in [f64::from(f32::from_bits(bits)), f64::from(i) * 0.1, f64::from(i) / 7.0] {
+                assert_eq!(float32_text(value), model32(value), "{value:e}");
+            }
         }
     }
 
