@@ -477,3 +477,28 @@ const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::size_of::<
 
 // Flat or wide, a record's fields are three words.
 const _: () = assert!(std::mem::size_of::<Fields>() == 24);
+
+#[cfg(test)]
+mod tests {
+    use super::int_digits;
+
+    #[test]
+    fn int_digits_are_the_decimal_text() {
+        let mut values = vec![0, 1, -1, 9, 10, 99, 100, 101, 999, 1000, i64::MAX, i64::MIN, i64::MIN + 1];
+        for power in 0..19 {
+            let p = 10i64.pow(power);
+            values.extend([p, p - 1, p + 1, -p, -(p - 1), -(p + 1)]);
+        }
+        values.extend(-100_000..100_000);
+        let mut bits: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            bits = bits.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            values.push(bits as i64);
+            values.push((bits >> (bits % 64)) as i64);
+        }
+        let mut digits = [0u8; 20];
+        for value in values {
+            assert_eq!(int_digits(value, &mut digits), value.to_string());
+        }
+    }
+}
