@@ -79,6 +79,7 @@ impl<'a, 'py> LongRunHook<'a, 'py> {
     pub fn run(&self) -> LongRunNext {
         if !self.started.replace(true) {
             // First run: the GIL is still held.
+            crate::alloc::note_long_run();
             if !self.signals_ok() {
                 return LongRunNext::Stop;
             }

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod alloc;
 mod component;
 mod declarations;
 mod errors;
@@ -15,6 +16,9 @@ mod program;
 mod sink;
 mod text;
 mod travel;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -38,6 +42,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::measure_input_size, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_evaluate_discarding, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
+    m.add_function(wrap_pyfunction!(alloc::_allocator, m)?)?;
     m.add_function(wrap_pyfunction!(profile::_profile_next, m)?)?;
     m.add_function(wrap_pyfunction!(profile::_take_profile, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;

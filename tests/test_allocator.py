@@ -1,0 +1,120 @@
+"""The extension's allocator (rust/nx-agent-py/src/alloc.rs): the system's until the process
+works, mimalloc after, with blocks of both kinds freed by their own allocator. Each test runs in
+a fresh interpreter, since the switch is one way and process-wide."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def run(script: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], check=True, capture_output=True, text=True, timeout=120
+    )
+    return done.stdout.strip()
+
+
+LOOP = '''
+from nx_agent import ir
+LOOP = """\\
+module t/loop.nx fingerprint 1
+links @nx/prelude.nx version "1" fingerprint 16429037828798365428
+requires ranges-v1
+entrypoints functions [items] components []
+
+function items(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("item " concat text<int>(i))
+"""
+program = ir.link_program(ir.prepare_module(ir.assemble(LOOP)))
+def items(n):
+    return ir.evaluate_function(program, "items", (n,), max_operations=10 * n + 100)
+'''
+
+
+def test_a_cold_start_stays_on_the_system_allocator() -> None:
+    """Import, load the bundled example and one call (what a serverless cold start does)."""
+    out = run(
+        """
+        from nx_agent import _native, examples, ir
+        before = _native._allocator()
+        result = ir.evaluate_function(examples.link_example(), "findPlans", (5,), max_operations=1000).value
+        print(before, _native._allocator(), [plan["name"] for plan in result])
+        """
+    )
+    assert out == "system system ['Team', 'Business']"
+
+
+def test_one_long_evaluation_switches_and_blocks_of_both_kinds_live_together() -> None:
+    out = run(
+        LOOP
+        + """
+from nx_agent import _native
+small = items(50).value              # made by the system allocator
+assert _native._allocator() == "system"
+large = items(20_000).value          # runs long (over 10,000 operations): switches
+assert _native._allocator() == "mimalloc"
+again = items(50).value              # made by mimalloc
+assert again == small == ["item %d" % i for i in range(50)]
+assert large == ["item %d" % i for i in range(20_000)]
+del program                          # the program's blocks, made before the switch, freed after
+import gc; gc.collect()
+print(len(large), _native._allocator())
+"""
+    )
+    assert out == "20000 mimalloc"
+
+
+def test_many_short_calls_switch() -> None:
+    out = run(
+        LOOP
+        + """
+from nx_agent import _native
+seen = []
+for call in range(100):
+    seen.append(_native._allocator())
+    assert items(3).value == ["item 0", "item 1", "item 2"]
+print(seen.index("mimalloc"), seen[-1])
+"""
+    )
+    # The switch follows the 64th call: the 65th call is the first to see it.
+    assert out == "64 mimalloc"
+
+
+def test_threads_free_each_others_blocks_after_the_switch() -> None:
+    out = run(
+        LOOP
+        + """
+import threading
+from nx_agent import _native
+kept = [items(2_000).value for _ in range(4)]   # system blocks, and the switch
+assert _native._allocator() == "mimalloc"
+made = []
+def work(k):
+    for n in range(200, 2_000, 150):
+        made.append(items(n + k).value)         # values from every thread, freed on another
+threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert all(v == ["item %d" % i for i in range(len(v))] for v in made + kept)
+print(len(made))
+"""
+    )
+    assert out == str(4 * len(range(200, 2_000, 150)))
+
+
+def test_the_example_answers_the_same_either_side_of_the_switch() -> None:
+    out = run(
+        LOOP
+        + """
+from nx_agent import examples
+program2 = examples.link_example()
+before = ir.evaluate_function(program2, "findPlans", (5,), max_operations=1000).value
+items(20_000)
+after = ir.evaluate_function(program2, "findPlans", (5,), max_operations=1000).value
+print(before == after, len(after))
+"""
+    )
+    assert out == "True 2"
