@@ -1,5 +1,5 @@
-"""The extension's allocator (rust/nx-agent-py/src/alloc.rs): the system's until the process
-works, mimalloc after, with blocks of both kinds freed by their own allocator. Each test runs in
+"""The extension's allocator (rust/nx-agent-py/src/alloc.rs): the system's until an evaluation
+runs long, mimalloc after, with blocks of both kinds freed by their own allocator. Each test runs in
 a fresh interpreter, since the switch is one way and process-wide."""
 
 from __future__ import annotations
@@ -67,20 +67,32 @@ print(len(large), _native._allocator())
     assert out == "20000 mimalloc"
 
 
-def test_many_short_calls_switch() -> None:
+def test_blocks_grow_across_the_large_size_before_and_after_the_switch() -> None:
+    """A mimalloc block grown past 64 KiB moves to the system allocator with its bytes; the
+    large block stays there; zeroed blocks of both sizes are zero (checked in Rust)."""
     out = run(
         LOOP
         + """
 from nx_agent import _native
-seen = []
-for call in range(100):
-    seen.append(_native._allocator())
-    assert items(3).value == ["item 0", "item 1", "item 2"]
-print(seen.index("mimalloc"), seen[-1])
+before = _native._allocator_check()
+items(20_000)
+print(before, _native._allocator(), _native._allocator_check())
 """
     )
-    # The switch follows the 64th call: the 65th call is the first to see it.
-    assert out == "64 mimalloc"
+    assert out == "True mimalloc True"
+
+
+def test_short_calls_stay_on_the_system_allocator() -> None:
+    out = run(
+        LOOP
+        + """
+from nx_agent import _native
+for call in range(1_000):
+    assert items(3).value == ["item 0", "item 1", "item 2"]
+print(_native._allocator())
+"""
+    )
+    assert out == "system"
 
 
 def test_threads_free_each_others_blocks_after_the_switch() -> None:

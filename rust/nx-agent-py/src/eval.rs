@@ -624,7 +624,6 @@ fn in_sink<'py>(
     args_size: Option<u64>,
     call: impl FnOnce(&mut PySink<'_, 'py>, &mut Usage, HostCall<'_>) -> Result<Bound<'py, PyAny>, IrError>,
 ) -> Outcome<'py> {
-    crate::alloc::note_call();
     let texts = program.texts(py, compiled);
     let gil = GilRelease::new(py);
     let long_run = LongRunHook::new(py, &gil);
