@@ -40,6 +40,7 @@ TESTS = (
     "tests/test_travel.py",
     "tests/test_process_pools.py",
     "tests/test_bundle.py",
+    "tests/test_allocator.py",
 )
 
 
