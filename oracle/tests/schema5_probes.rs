@@ -19,7 +19,7 @@ use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
 
 const PROBES: &str = r#"module probe.nx fingerprint 1
 requires update-records-v1 update-intrinsics-v1
-entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice] components []
+entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice equalRecords] components []
 
 union Shape
   case dot constant
@@ -58,6 +58,9 @@ function diffed(x: object, y: object) =
 function diffedTwice(x: object, y: object, w: object) =
   diff(apply(x, y), apply(apply(x, y), w))
 
+function equalRecords(x: object, y: object) =
+  (x eq y)
+
 function member(x: object) =
   x.name
 
@@ -92,6 +95,16 @@ fn call(function: &str, case: &str, arguments: &[&str]) -> Call {
 fn wide(type_name: &str, count: usize) -> String {
     let fields: String = (0..count).map(|i| format!(r#","f{i}":{i}"#)).collect();
     format!(r#"{{"$type":"{type_name}","a":2{fields}}}"#)
+}
+
+/// A record whose field names are 70 and 130 characters long (one and two operations to read),
+/// the first made of `letter`; written in name order, the order the reference holds a host
+/// record's fields in (nx-ir-core keeps the host's: `docs/runtime-differences.md`).
+fn long_names(letter: &str) -> String {
+    let mut fields = [(letter.repeat(70), "1"), ("b".repeat(130), "[1,2]"), ("s".to_string(), "3")];
+    fields.sort();
+    let fields: Vec<String> = fields.iter().map(|(name, value)| format!(r#""{name}":{value}"#)).collect();
+    format!(r#"{{"$type":"Free",{}}}"#, fields.join(","))
 }
 
 fn probes() -> Program {
@@ -134,6 +147,11 @@ fn probes() -> Program {
             call("mergedWide", "smallByWide", &[r#"{"$type":"Opt","z":1,"f9":0}"#, &wide]),
             call("diffed", "wide", &[&wide, update]),
             call("diffedTwice", "wide", &[&wide, update, again]),
+            // Record equality: names paid before values, and the fields only the right record
+            // holds paid in one charge (a budget running out there fails at the same count).
+            call("equalRecords", "onlyRightHolds", &[r#"{"$type":"Free","a":1,"b":2}"#, r#"{"$type":"Free","z":1,"c":2}"#]),
+            call("equalRecords", "longNames", &[&long_names("a"), &long_names("c")]),
+            call("equalRecords", "sameLongNames", &[&long_names("a"), &long_names("a")]),
             call("diffed", "mixed", &[&mixed, update]),
             call("diffedTwice", "mixed", &[&mixed, update, again]),
         ],

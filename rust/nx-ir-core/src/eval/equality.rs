@@ -107,11 +107,16 @@ impl Machine<'_> {
                     }
                     return Ok(true);
                 }
-                for (name, value) in &x.fields {
+                // As the reference pays: every name each record holds, before any value; then
+                // the fields of `x` in order (a pair where both hold the name, one operation
+                // where only `x` does); then the fields only `y` holds, in one charge (so a
+                // budget that runs out there fails at the same count).
+                for (name, _) in x.fields.iter().chain(y.fields.iter()) {
                     self.charge(cx, node, text_cost(name))?;
+                }
+                for (name, value) in &x.fields {
                     match y.get_name(name) {
                         Some(other) => {
-                            self.charge(cx, node, text_cost(name))?;
                             if !self.equal(cx, node, value, other)? {
                                 equal = false;
                             }
@@ -122,14 +127,9 @@ impl Machine<'_> {
                         }
                     }
                 }
-                for (name, _) in &y.fields {
-                    if x.get_name(name).is_none() {
-                        self.charge(cx, node, text_cost(name))?;
-                        self.charge(cx, node, 1)?;
-                        equal = false;
-                    }
-                }
-                Ok(equal)
+                let only_y = y.fields.iter().filter(|(name, _)| x.get_name(name).is_none()).count() as u64;
+                self.charge(cx, node, only_y)?;
+                Ok(equal && only_y == 0)
             }
             _ => Ok(false),
         }
