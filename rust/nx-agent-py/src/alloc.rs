@@ -41,9 +41,6 @@ pub fn is_warm() -> bool {
 
 pub struct Allocator;
 
-/// mimalloc's alignment guarantee without asking for one.
-const MI_MIN_ALIGN: usize = 16;
-
 // SAFETY: each block is freed or resized by the allocator that made it: mimalloc's blocks are
 // exactly those in its heap region, and no system block lies there (mimalloc reserves its
 // address ranges from the OS). Before the switch no mimalloc block exists, so no lookup is made.
@@ -53,11 +50,7 @@ unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if WARM.load(Relaxed) && layout.size() < LARGE {
-            if layout.align() <= MI_MIN_ALIGN {
-                mi::mi_malloc(layout.size()).cast()
-            } else {
-                mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
+            mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
         } else {
             System.alloc(layout)
         }

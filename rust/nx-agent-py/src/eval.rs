@@ -1242,9 +1242,6 @@ fn entrypoint_in_one_pass(
     })
 }
 
-/// The input size of `sources` measured where they lie, each with what it adds beside its value
-/// (a name's text), after `start`: `None` once it passes `allowance` or a value is refused (the
-/// reader's way then refuses the call as it always has).
 /// The items of a call's positional arguments (a list or tuple; none for `None`), held for the
 /// call, and a source reading each where it lies. `None` when `args` is neither.
 #[allow(clippy::type_complexity)]
@@ -1265,6 +1262,9 @@ fn positional_sources<'py, 'r>(
     Some((held, sources))
 }
 
+/// The input size of `sources` measured where they lie, each with what it adds beside its value
+/// (a name's text), after `start`: `None` once it passes `allowance` or a value is refused (the
+/// reader's way then refuses the call as it always has).
 fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &'s PyIn<'a>)>, allowance: u64) -> Option<u64> {
     let mut total = start;
     for (extra, source) in sources {

@@ -70,13 +70,8 @@ pub(crate) fn write_float64(value: f64, out: &mut NumberText) {
     let (count, point) = match short_decimal(magnitude) {
         Some((whole, places)) => integer_digits(whole, places, &mut digits),
         None => {
-            let bits = magnitude.to_bits();
-            let exponent = ((bits >> 52) & 0x7FF) as i64;
-            let fraction = bits & ((1 << 52) - 1);
-            let (mantissa, power) =
-                if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
-            let mut buffer = ryu::Buffer::new();
-            shortest_digits(buffer.format_finite(magnitude), (mantissa, power), &mut digits)
+            let binary = binary_parts(magnitude.to_bits(), 52, 1023);
+            shortest_digits(ryu::Buffer::new().format_finite(magnitude), binary, &mut digits)
         }
     };
     place(negative, &digits[..count], point, out);
@@ -90,13 +85,8 @@ pub(crate) fn write_float32(value: f64, out: &mut NumberText) {
         return;
     }
     let mut digits = [0u8; 20];
-    let bits = narrow.abs().to_bits();
-    let exponent = i64::from((bits >> 23) & 0xFF);
-    let fraction = u64::from(bits & ((1 << 23) - 1));
-    let (mantissa, power) = if exponent == 0 { (fraction, -149) } else { (fraction | 1 << 23, exponent - 150) };
-    let mut buffer = ryu::Buffer::new();
-    let (count, point) =
-        shortest_digits(buffer.format_finite(narrow.abs()), (mantissa, power), &mut digits);
+    let binary = binary_parts(u64::from(narrow.abs().to_bits()), 23, 127);
+    let (count, point) = shortest_digits(ryu::Buffer::new().format_finite(narrow.abs()), binary, &mut digits);
     place(narrow < 0.0, &digits[..count], point, out);
 }
 
@@ -169,6 +159,19 @@ fn integer_digits(mut whole: u64, places: usize, digits: &mut [u8; 20]) -> (usiz
         digits[at] = reversed[count - 1 - at];
     }
     (kept, point)
+}
+
+/// A positive finite IEEE float's bits (`fraction` bits of fraction under a biased exponent) as
+/// `(mantissa, power)`, the float being `mantissa × 2^power`.
+fn binary_parts(bits: u64, fraction: u32, bias: i64) -> (u64, i64) {
+    let exponent = (bits >> fraction) as i64;
+    let stored = bits & ((1 << fraction) - 1);
+    let lowest = 1 - bias - i64::from(fraction);
+    if exponent == 0 {
+        (stored, lowest)
+    } else {
+        (stored | 1 << fraction, lowest + exponent - 1)
+    }
 }
 
 /// The significant digits and point position (value = 0.d1d2... × 10^point) of a positive
