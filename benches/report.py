@@ -560,6 +560,9 @@ def _scaling(results: Results, task: str, processes: bool = False) -> float | No
 
 
 def _cold_start(results: Results) -> list[str]:
+    ours = results.find("cold_start", COLD_NX)
+    floor = results.find("cold_start", COLD_FLOOR)
+    rounds = "the" if ours is None else ours["extra_info"].get("pair_rounds", "the")
     out = [
         "## 4. Cold start of a serverless function",
         "",
@@ -569,17 +572,14 @@ def _cold_start(results: Results) -> list[str]:
         "(`nx_agent.examples`: plans filtered by seats), first call `findPlans(5)`, print the "
         "result as JSON; the answer is checked. The peers load the same example written for them. "
         "The process column is the median of 10 rounds of the engine alone. The cost over the floor is "
-        "paired and interleaved: in each of {pair_rounds} rounds every engine runs once (the order rotating), each "
+        f"paired and interleaved: in each of {rounds} rounds every engine runs once (the order rotating), each "
         "right after a fresh `python -c pass`, and a row's figure is the median over the rounds of "
         "(engine process − its `pass`), so that a change in the shared machine's load moves both "
         "halves of a pair, and every engine, alike.",
         "",
     ]
-    ours = results.find("cold_start", COLD_NX)
-    floor = results.find("cold_start", COLD_FLOOR)
     if ours is None or floor is None:
         return out + ["(not run)", ""]
-    out[2] = out[2].replace("{pair_rounds}", str(ours["extra_info"].get("pair_rounds", "the")))
 
     def added(bench: dict[str, Any]) -> float:
         paired = bench["extra_info"].get("over_floor")
