@@ -192,7 +192,7 @@ pub(crate) enum CDeclKind {
 pub(crate) struct CDecl {
     pub name: Name,
     /// `identity::name`, for diagnostics.
-    pub qualified: Arc<str>,
+    pub qualified: Name,
     pub kind: CDeclKind,
     /// Slots a frame of this declaration is created with (a hint; frames grow as needed).
     pub frame_size: u32,
@@ -286,7 +286,7 @@ pub struct CompiledProgram {
     /// Value declarations, numbered across modules.
     pub(crate) value_slots: u32,
     pub(crate) modules: Vec<CModule>,
-    pub(crate) shapes: NameMap<Arc<str>, Vec<Shape>>,
+    pub(crate) shapes: NameMap<Name, Vec<Shape>>,
     /// The same shapes keyed by the address of their interned name, and each record shape's
     /// `<Type>.Update` name: an evaluation looks a record's type up without hashing or
     /// formatting its text, however long (see [`CompiledProgram::shapes_of`]).
@@ -312,16 +312,16 @@ pub struct CompiledProgram {
 #[derive(Debug, Default)]
 pub(crate) struct Names {
     /// Each name, and the string value of the same text once a string literal has it.
-    map: NameMap<Arc<str>, Option<Text>>,
+    map: NameMap<Name, Option<Text>>,
 }
 
 impl Names {
     pub fn intern(&mut self, text: &str) -> Name {
         if let Some((key, _)) = self.map.get_key_value(text) {
-            return Arc::clone(key);
+            return key.clone();
         }
-        let name: Arc<str> = Arc::from(text);
-        self.map.insert(Arc::clone(&name), None);
+        let name = Name::lasting(text);
+        self.map.insert(name.clone(), None);
         name
     }
 
@@ -333,21 +333,21 @@ impl Names {
             Some(slot) => slot.insert(Text::new(text)).clone(),
             None => {
                 let literal = Text::new(text);
-                self.map.insert(Arc::from(text), Some(literal.clone()));
+                self.map.insert(Name::lasting(text), Some(literal.clone()));
                 literal
             }
         }
     }
 
     pub fn get(&self, text: &str) -> Option<Name> {
-        self.map.get_key_value(text).map(|(k, _)| Arc::clone(k))
+        self.map.get_key_value(text).map(|(k, _)| k.clone())
     }
 }
 
 /// The key of an interned name in the address-keyed tables.
 #[inline]
 pub(crate) fn name_key(name: &Name) -> usize {
-    Arc::as_ptr(name).cast::<u8>() as usize
+    name.addr()
 }
 
 impl CompiledProgram {
@@ -380,7 +380,7 @@ impl CompiledProgram {
             decoded.push(source.decoded_module(index)?);
         }
         let mut names = Names::default();
-        let spread: Name = Arc::from(kinds::SPREAD_PROPERTY);
+        let spread = Name::lasting(kinds::SPREAD_PROPERTY);
         let identities: Vec<Arc<str>> = decoded
             .iter()
             .map(|m| Arc::from(m.modules.first().map(|e| m.string(e.identity)).unwrap_or("")))
@@ -415,18 +415,18 @@ impl CompiledProgram {
             names.intern(text);
         }
         component_sites(&decoded, &mut modules);
-        let mut shapes: NameMap<Arc<str>, Vec<Shape>> = NameMap::default();
+        let mut shapes: NameMap<Name, Vec<Shape>> = NameMap::default();
         for (m, module) in modules.iter().enumerate() {
             for (d, decl) in module.decls.iter().enumerate() {
                 match &decl.kind {
                     CDeclKind::Record { .. } => shapes
-                        .entry(Arc::clone(&decl.name))
+                        .entry(Name::clone(&decl.name))
                         .or_default()
                         .push(Shape { module: m as u32, decl: d as u32, case: None }),
                     CDeclKind::Union { cases, .. } => {
                         for (c, case) in cases.iter().enumerate() {
                             if !case.is_constant {
-                                shapes.entry(Arc::clone(&case.type_name)).or_default().push(Shape {
+                                shapes.entry(Name::clone(&case.type_name)).or_default().push(Shape {
                                     module: m as u32,
                                     decl: d as u32,
                                     case: Some(c as u32),
@@ -446,7 +446,7 @@ impl CompiledProgram {
                 // The program's own name when it declares the update record; else a name of its
                 // own, kept out of the table (which bindings turn into host strings up front).
                 let update = format!("{key}.Update");
-                update_names.insert(name_key(&name), names.get(&update).unwrap_or_else(|| Arc::from(update)));
+                update_names.insert(name_key(&name), names.get(&update).unwrap_or_else(|| Name::lasting(&update)));
             }
             shapes_at.insert(name_key(&name), list.clone().into_boxed_slice());
         }
@@ -548,7 +548,7 @@ impl ModuleCompiler<'_> {
                 let name = self.module.string(p.name);
                 if schema_6 && name == kinds::SPREAD_PROPERTY {
                     spread = true;
-                    return (Arc::clone(self.spread), p.value);
+                    return (Name::clone(self.spread), p.value);
                 }
                 (self.s(p.name), p.value)
             })
@@ -614,7 +614,7 @@ impl ModuleCompiler<'_> {
         let mut decls = Vec::with_capacity(module.declarations.len());
         for (at, decl) in module.declarations.iter().enumerate() {
             let name = self.s(decl.name());
-            let qualified: Arc<str> = format!("{identity}::{name}").into();
+            let qualified = Name::lasting(&format!("{identity}::{name}"));
             let kind = match decl {
                 Decl::Function { params, body, result, result_flags, .. } => CDeclKind::Function {
                     params: params.iter().map(|p| self.field(p, true)).collect(),

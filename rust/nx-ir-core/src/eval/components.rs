@@ -12,7 +12,6 @@
 
 use std::fmt;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -103,6 +102,6 @@ impl Machine<'_> {
         for (name, handler) in handlers {
             set_field(&mut fields, name, handler);
         }
-        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields))))
+        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), fields))))
     }
 }

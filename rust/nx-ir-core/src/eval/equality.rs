@@ -5,7 +5,7 @@
 use crate::error::IrResult;
 
 use super::machine::{Cx, Machine};
-use super::value::{min_len16, text_cost, Value};
+use super::value::{min_len16, text_cost, Name, Value};
 
 impl Machine<'_> {
     /// Compares two values, charging to `cx` / `node`.
@@ -78,7 +78,7 @@ impl Machine<'_> {
                             self.charge(cx, node, units / 64)?;
                         }
                         // Interned names: one text is one address.
-                        if std::sync::Arc::ptr_eq(p, q) {
+                        if Name::ptr_eq(p, q) {
                         } else if p.len() != q.len() || {
                             self.tally(p.len() as u64 / 64);
                             **p != **q

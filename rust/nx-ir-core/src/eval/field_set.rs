@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use std::sync::Arc;
 
 use super::compiled::{name_key, NameHasher};
 use super::machine::FIELD_BYTES;
@@ -72,7 +71,7 @@ pub(crate) fn applied(target: &Record, update: &Record) -> Made {
         if value.is_empty() {
             wide.clear(name, &mut cost);
         } else {
-            wide.set(Arc::clone(name), value.clone(), &mut cost);
+            wide.set(Name::clone(name), value.clone(), &mut cost);
         }
     }
     Made { fields: Fields::settled(wide), copied: update.fields.len(), bytes: cost.bytes }
@@ -81,7 +80,7 @@ pub(crate) fn applied(target: &Record, update: &Record) -> Made {
 fn applied_flat(target: &[(Name, Value)], update: &Record) -> Vec<(Name, Value)> {
     let mut fields = target.to_vec();
     let sets = update.fields.iter().filter(|(_, value)| !value.is_empty());
-    set_fields(&mut fields, sets.map(|(name, value)| (Arc::clone(name), value.clone())).collect::<Vec<_>>().into_iter());
+    set_fields(&mut fields, sets.map(|(name, value)| (Name::clone(name), value.clone())).collect::<Vec<_>>().into_iter());
     let cleared: Vec<usize> = update.fields.iter().filter(|(_, value)| value.is_empty()).map(|(name, _)| name_key(name)).collect();
     match cleared.len() {
         0 => {}
@@ -100,13 +99,13 @@ pub(crate) fn merged(first: &Record, second: &Record) -> Made {
     let Fields::Wide(wide) = &first.fields else {
         let mut fields = first.fields.to_vec();
         let copied = fields.len() + second.fields.len();
-        set_fields(&mut fields, second.fields.iter().map(|(name, value)| (Arc::clone(name), value.clone())));
+        set_fields(&mut fields, second.fields.iter().map(|(name, value)| (Name::clone(name), value.clone())));
         return Made { fields: Fields::new(fields), copied, bytes: FIELD_BYTES * copied as u64 };
     };
     let mut wide = Wide::clone(wide);
     let mut cost = Cost::default();
     for (name, value) in &second.fields {
-        wide.set(Arc::clone(name), value.clone(), &mut cost);
+        wide.set(Name::clone(name), value.clone(), &mut cost);
     }
     Made { fields: Fields::settled(wide), copied: second.fields.len(), bytes: cost.bytes }
 }

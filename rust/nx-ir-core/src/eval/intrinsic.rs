@@ -2,7 +2,6 @@
 //! intrinsic node) and changed. Their results are not type-checked.
 
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -53,7 +52,7 @@ impl Machine<'_> {
         // it (a field copied or set is one unit), the memory ceiling bounds it. A wide record's
         // copy shares all but the paths the update changes (`field_set`, `wide`), so what is
         // left free is the update's own fields (and a flat record, of at most 64 fields).
-        let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Arc::from(""));
+        let type_of = |r: &Rc<Record>| r.type_name.clone().unwrap_or_else(|| Name::of_static(""));
         match op {
             Intrinsic::Apply => {
                 let (record, update) = (&records[0], &records[1]);
@@ -91,10 +90,10 @@ impl Machine<'_> {
                 let listed = before.fields.len() + after.fields.len();
                 self.tally(listed as u64 + 1);
                 self.allocate(cx, Some(index), FIELD_BYTES * (listed as u64 + 1))?;
-                let mut names: Vec<Name> = before.fields.iter().map(|(k, _)| Arc::clone(k)).collect();
+                let mut names: Vec<Name> = before.fields.iter().map(|(k, _)| Name::clone(k)).collect();
                 for (k, _) in &after.fields {
                     if before.get_name(k).is_none() {
-                        names.push(Arc::clone(k));
+                        names.push(Name::clone(k));
                     }
                 }
                 let empty = Value::empty();
@@ -175,14 +174,14 @@ impl Machine<'_> {
             Step::SamePlain(count) => self.equal_plain(cx, index, count),
             Step::Same((name, value)) => {
                 if !self.equal(cx, Some(index), value, value)? {
-                    fields.push((Arc::clone(name), value.clone()));
+                    fields.push((Name::clone(name), value.clone()));
                 }
                 Ok(())
             }
             Step::Field((name, value)) => {
                 let other = after.get(name).unwrap_or(&empty).clone();
                 if !self.equal(cx, Some(index), value, &other)? {
-                    fields.push((Arc::clone(name), other));
+                    fields.push((Name::clone(name), other));
                 }
                 Ok(())
             }
@@ -192,7 +191,7 @@ impl Machine<'_> {
             Step::SamePlain(_) | Step::Same(_) => Ok(()),
             Step::Field((name, value)) => {
                 if before.get(name).is_none() && !self.equal(cx, Some(index), &empty, value)? {
-                    fields.push((Arc::clone(name), value.clone()));
+                    fields.push((Name::clone(name), value.clone()));
                 }
                 Ok(())
             }

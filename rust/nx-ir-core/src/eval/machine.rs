@@ -3,7 +3,6 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult, SourceSpan};
 
@@ -218,7 +217,7 @@ impl<'p> Machine<'p> {
     /// Whether names `a` and `b` are the same: interned names are equal exactly when they are
     /// one `Arc`; a text compare only for names of equal length that are not (tallied).
     pub fn same_name(&mut self, a: &Name, b: &Name) -> bool {
-        if Arc::ptr_eq(a, b) {
+        if Name::ptr_eq(a, b) {
             return true;
         }
         if a.len() != b.len() {
@@ -233,15 +232,15 @@ impl<'p> Machine<'p> {
     pub fn update_name(&mut self, type_name: &Name) -> Name {
         self.tally(1);
         if let Some(name) = self.prog.update_names.get(&super::compiled::name_key(type_name)) {
-            return Arc::clone(name);
+            return Name::clone(name);
         }
         let key = super::compiled::name_key(type_name);
         if let Some((_, name)) = self.update_names.get(&key) {
-            return Arc::clone(name);
+            return Name::clone(name);
         }
         self.tally(1 + type_name.len() as u64 / 32);
         let name = self.prog_name(&format!("{type_name}.Update"));
-        self.update_names.insert(key, (Arc::clone(type_name), Arc::clone(&name)));
+        self.update_names.insert(key, (Name::clone(type_name), Name::clone(&name)));
         name
     }
 
@@ -639,7 +638,7 @@ impl<'p> Machine<'p> {
                     let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
                     for (name, node) in args.iter() {
                         let value = self.eval(cx, frame, *node)?;
-                        set_field(&mut fields, Arc::clone(name), value);
+                        set_field(&mut fields, Name::clone(name), value);
                     }
                     fields
                 };
@@ -664,7 +663,7 @@ impl<'p> Machine<'p> {
                     1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
                     _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
                 }
-                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(tag)), fields))))
+                Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(tag)), fields))))
             }
             CNode::Component { target, name, props, content, spread } => {
                 self.eval_component(cx, frame, index, target, name, (props, *spread), content)
@@ -688,8 +687,8 @@ impl<'p> Machine<'p> {
                 }
                 let prog = self.prog;
                 let component_key = match &prog.decl(cm, cd).kind {
-                    CDeclKind::Component { key, .. } => Arc::clone(key),
-                    _ => Arc::clone(&prog.decl(cm, cd).qualified),
+                    CDeclKind::Component { key, .. } => Name::clone(key),
+                    _ => Name::clone(&prog.decl(cm, cd).qualified),
                 };
                 self.tally(frame.len() as u64);
                 Ok(Value::Handler(Rc::new(Handler {
@@ -697,8 +696,8 @@ impl<'p> Machine<'p> {
                     decl: cx.decl,
                     node: index,
                     component_key,
-                    emit: Arc::clone(emit),
-                    action: Arc::clone(&prog.decl(am, ad).name),
+                    emit: Name::clone(emit),
+                    action: Name::clone(&prog.decl(am, ad).name),
                     capture: frame.clone(),
                 })))
             }
@@ -713,10 +712,10 @@ impl<'p> Machine<'p> {
         }
         let mut extra = self.extra_names.borrow_mut();
         if let Some(name) = extra.get(text) {
-            return Arc::clone(name);
+            return Name::clone(name);
         }
-        let name: Name = Arc::from(text);
-        extra.insert(Arc::clone(&name));
+        let name = Name::counted(text);
+        extra.insert(name.clone());
         name
     }
 
@@ -782,14 +781,14 @@ impl<'p> Machine<'p> {
             self.tally(2 * props.len() as u64);
             for (name, node) in props {
                 let value = self.eval(cx, frame, *node)?;
-                fields.push((Arc::clone(name), value));
+                fields.push((Name::clone(name), value));
             }
             return Ok(settle(fields));
         }
         self.tally(props.len() as u64 * (props.len() as u64 + 1));
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
-            set_field(&mut fields, Arc::clone(name), value);
+            set_field(&mut fields, Name::clone(name), value);
         }
         Ok(fields)
     }
@@ -799,15 +798,15 @@ impl<'p> Machine<'p> {
     /// fails `nx-ir-type` at the spread's node.
     #[inline(never)]
     pub fn spread_properties(&mut self, cx: Cx, frame: &mut Frame, props: &[(Name, u32)]) -> IrResult<Vec<(Name, Value)>> {
-        let spread = Arc::clone(&self.prog.spread);
+        let spread = Name::clone(&self.prog.spread);
         // Every property and spread field in order, repeats settled once at the end (in time
         // linear in their number, however many a spread brings).
         let mut fields = self.spare_fields();
         for (name, node) in props {
             let value = self.eval(cx, frame, *node)?;
-            if !Arc::ptr_eq(name, &spread) {
+            if !Name::ptr_eq(name, &spread) {
                 self.tally(2);
-                fields.push((Arc::clone(name), value));
+                fields.push((Name::clone(name), value));
                 continue;
             }
             let Value::Record(bag) = value else {
@@ -815,7 +814,7 @@ impl<'p> Machine<'p> {
             };
             self.tally(2 * (bag.fields.len() as u64 + 1));
             self.allocate(cx, Some(*node), FIELD_BYTES * bag.fields.len() as u64)?;
-            fields.extend(bag.fields.iter().map(|(name, value)| (Arc::clone(name), value.clone())));
+            fields.extend(bag.fields.iter().map(|(name, value)| (Name::clone(name), value.clone())));
         }
         Ok(settle(fields))
     }
@@ -1251,7 +1250,7 @@ impl<'p> Machine<'p> {
             first_in_order(fields, order, name).map(|at| &fields[at])
         } else {
             self.tally(fields.len() as u64);
-            fields.iter().find(|field| Arc::ptr_eq(&field.name, name) || *field.name == **name)
+            fields.iter().find(|field| Name::ptr_eq(&field.name, name) || *field.name == **name)
         };
         field.map(|field| (field, update))
     }
@@ -1482,10 +1481,10 @@ impl<'p> Machine<'p> {
             let prog = self.prog;
             if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
                 // Any non-constant case of the name (an image could declare the name twice).
-                let named = |c: &&super::compiled::CCase| Arc::ptr_eq(&c.name, case) || c.name == *case;
+                let named = |c: &&super::compiled::CCase| Name::ptr_eq(&c.name, case) || c.name == *case;
                 if let Some(found) = cases.iter().filter(named).find(|c| !c.is_constant) {
                     self.charge_node(cx, node)?;
-                    return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), Vec::new()))));
+                    return Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&found.type_name)), Vec::new()))));
                 }
             }
         }
@@ -1542,7 +1541,7 @@ impl<'p> Machine<'p> {
         let params = self.params(function);
         self.tally(params.len() as u64 * (fields.len() as u64 + 1));
         for (place, param) in places.iter_mut().zip(params) {
-            *place = fields.iter().find(|(k, _)| Arc::ptr_eq(k, &param.name)).map(|(_, v)| v.clone());
+            *place = fields.iter().find(|(k, _)| Name::ptr_eq(k, &param.name)).map(|(_, v)| v.clone());
         }
     }
 
@@ -1736,7 +1735,7 @@ impl<'p> Machine<'p> {
         } else {
             items.into_iter().next().unwrap_or_else(Value::empty)
         };
-        props.push((Arc::clone(&field.name), value));
+        props.push((Name::clone(&field.name), value));
         Ok(())
     }
 
@@ -1791,12 +1790,12 @@ impl<'p> Machine<'p> {
         if update_target.is_some() {
             let fields_out = self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name));
             self.recycle_fields(input);
-            return Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), fields_out?))));
+            return Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), fields_out?))));
         }
         let mut frame = Frame::new();
         let fields_out = self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false);
         self.recycle_fields(input);
-        Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(&declaration.name), fields_out?, module, decl))))
+        Ok(Value::Record(Rc::new(Record::normalized(Name::clone(&declaration.name), fields_out?, module, decl))))
     }
 
     /// A construction that writes every field of its record (`record`: module, declaration and
@@ -1817,7 +1816,7 @@ impl<'p> Machine<'p> {
     ) -> IrResult<Value> {
         let count = props.len() as u64;
         self.tally(count * (count + 1));
-        let mut out: Vec<(Name, Value)> = fields.iter().map(|f| (Arc::clone(&f.name), Value::Bool(false))).collect();
+        let mut out: Vec<(Name, Value)> = fields.iter().map(|f| (Name::clone(&f.name), Value::Bool(false))).collect();
         for ((_, node), &place) in props.iter().zip(places) {
             out[place as usize].1 = self.eval(cx, frame, *node)?;
         }
@@ -1839,7 +1838,7 @@ impl<'p> Machine<'p> {
                 kept
             });
         }
-        Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(type_name), out, module, decl))))
+        Ok(Value::Record(Rc::new(Record::normalized(Name::clone(type_name), out, module, decl))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1864,7 +1863,7 @@ impl<'p> Machine<'p> {
             return self.fail(cx, index, codes::UNION, format!("'{name}' has no case '{case}'."));
         };
         if found.is_constant {
-            return Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&found.name) })));
+            return Ok(Value::Case(Rc::new(CaseValue { case: Name::clone(&found.name) })));
         }
         let mut input =
             self.construction_input(cx, frame, index, module, &found.fields, props, content, &found.type_name)?;
@@ -1874,7 +1873,7 @@ impl<'p> Machine<'p> {
             self.normalize_owned_fields(ucx, &found.fields, &mut input, &mut frame, &Path::Root(&found.type_name), false);
         self.recycle_fields(input);
         let fields = fields?;
-        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&found.type_name)), fields))))
+        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&found.type_name)), fields))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1906,7 +1905,7 @@ impl<'p> Machine<'p> {
         for (prop, handler) in handlers {
             set_field(&mut out, prop, handler);
         }
-        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(&declaration.name)), out))))
+        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), out))))
     }
 }
 
@@ -1988,7 +1987,7 @@ fn every_field_written(props: &[(Name, u32)], fields: &[CField]) -> Option<[u8; 
     let mut places = [0u8; WHOLE_FIELDS];
     let mut written = 0u32;
     for ((name, _), place) in props.iter().zip(places.iter_mut()) {
-        let at = fields.iter().position(|field| Arc::ptr_eq(name, &field.name))?;
+        let at = fields.iter().position(|field| Name::ptr_eq(name, &field.name))?;
         if fields[at].default.is_some() || written & (1 << at) != 0 {
             return None;
         }

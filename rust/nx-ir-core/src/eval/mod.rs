@@ -36,6 +36,7 @@ mod interval;
 mod intrinsic;
 pub mod json;
 mod machine;
+mod name;
 mod normalize;
 mod output;
 pub mod profile;

@@ -4,7 +4,6 @@
 
 use std::fmt;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -296,11 +295,11 @@ impl<'p> Machine<'p> {
                     return Err(boundary(format!("Expected {path} to be a {display}, got '{tn}'.")));
                 }
                 let fields = self.normalize_patch_fields(dcx, fields, &record.fields.as_slice(), path)?;
-                Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(display)), fields))))
+                Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(display)), fields))))
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(&value, path)?;
-                let named = record.type_name.as_ref().filter(|t| !Arc::ptr_eq(t, display) && ***t != **display);
+                let named = record.type_name.as_ref().filter(|t| !Name::ptr_eq(t, display) && ***t != **display);
                 if let Some(tn) = named.cloned() {
                     let shape = self.resolve_subtype(&tn, module, decl, display, path)?;
                     let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
@@ -327,12 +326,12 @@ impl<'p> Machine<'p> {
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                Ok(Value::Record(Rc::new(Record::normalized(Arc::clone(display), fields, module, decl))))
+                Ok(Value::Record(Rc::new(Record::normalized(Name::clone(display), fields, module, decl))))
             }
             CDeclKind::Union { cases, .. } => {
                 if let Some(text) = value.as_text() {
                     return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
-                        Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Arc::clone(&case.name) }))),
+                        Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Name::clone(&case.name) }))),
                         None => Err(boundary(format!("Invalid constant union case for {path}: '{text}' is not a case of {display}."))),
                     };
                 }
@@ -367,7 +366,7 @@ impl<'p> Machine<'p> {
             return self.charge_each(cx, count);
         }
         for (field, (name, value)) in fields.iter().zip(&record.fields) {
-            debug_assert!(Arc::ptr_eq(name, &field.name));
+            debug_assert!(Name::ptr_eq(name, &field.name));
             // An exact primitive match is checked as `normalize` checks it (its tally and its
             // one charge), without a copy of the value to check and drop.
             if let Some(CType::Prim(prim)) = self.ty(cx.module, field.ty) {
@@ -510,7 +509,7 @@ impl<'p> Machine<'p> {
             // the input: a few written fields, scanned.
             self.tally((taken as u64 + 1) * (fields.len() as u64 + 1));
             for key in input.names() {
-                if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
+                if !fields.iter().any(|f| Name::ptr_eq(&f.name, key)) {
                     return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
                 }
             }
@@ -550,12 +549,12 @@ impl<'p> Machine<'p> {
             let kept = self.stored(cx.module, field.ty, &value);
             if !binds {
                 if kept {
-                    out.push((Arc::clone(&field.name), value));
+                    out.push((Name::clone(&field.name), value));
                 }
                 continue;
             }
             if kept {
-                out.push((Arc::clone(&field.name), value.clone()));
+                out.push((Name::clone(&field.name), value.clone()));
             }
             self.bind(frame, first_slot + offset as u32, value)?;
         }
@@ -574,13 +573,13 @@ impl<'p> Machine<'p> {
         // the input: both scans are bounded by the declaration's size once unknown names fail.
         self.tally((input.len() as u64 + 1) * (fields.len() as u64 + 1));
         for (key, _) in input {
-            if !fields.iter().any(|f| Arc::ptr_eq(&f.name, key)) {
+            if !fields.iter().any(|f| Name::ptr_eq(&f.name, key)) {
                 return Err(IrError::new(codes::BOUNDARY_FIELD, format!("Unknown {path} field '{key}'.")));
             }
         }
         let mut out = Vec::new();
         for field in fields {
-            let Some(value) = input.iter().find(|(k, _)| Arc::ptr_eq(k, &field.name)).map(|(_, v)| v.clone())
+            let Some(value) = input.iter().find(|(k, _)| Name::ptr_eq(k, &field.name)).map(|(_, v)| v.clone())
             else {
                 continue;
             };
@@ -591,7 +590,7 @@ impl<'p> Machine<'p> {
                     )));
             }
             let value = self.normalize(cx, field.ty, value, &Path::Field(path, &field.name))?;
-            out.push((Arc::clone(&field.name), value));
+            out.push((Name::clone(&field.name), value));
         }
         Ok(out)
     }
@@ -658,10 +657,10 @@ impl FieldInput<'_> {
     #[inline]
     fn take(&mut self, name: &Name) -> Option<Value> {
         match self {
-            FieldInput::Shared(input) => input.iter().find(|(k, _)| Arc::ptr_eq(k, name)).map(|(_, v)| v.clone()),
+            FieldInput::Shared(input) => input.iter().find(|(k, _)| Name::ptr_eq(k, name)).map(|(_, v)| v.clone()),
             FieldInput::Owned(input) => input
                 .iter_mut()
-                .find(|(k, _)| Arc::ptr_eq(k, name))
+                .find(|(k, _)| Name::ptr_eq(k, name))
                 .map(|(_, v)| std::mem::replace(v, Value::Bool(false))),
         }
     }

@@ -7,7 +7,6 @@ use crate::error::IrResult;
 use super::cost::{limit_error, MAX_VALUE_NESTING};
 use super::host::{HostRead, HostValueSink, HostValueSource};
 use super::machine::{Cx, Machine};
-use std::sync::Arc;
 
 use super::compiled::{CDeclKind, CField, CType, Prim, Target};
 use super::value::{text_cost, Name, Record, Text, Value};
@@ -458,7 +457,7 @@ impl Machine<'_> {
             .map(|((_, item), &position)| {
                 let field = &declared[position as usize];
                 let value = self.read_typed(&item, decl_module, field.ty, depth + 1, &mut all_normal)?;
-                Ok((Arc::clone(&field.name), value))
+                Ok((Name::clone(&field.name), value))
             })
             .collect::<Typed<_>>()?;
         if !all_normal {
@@ -474,7 +473,7 @@ impl Machine<'_> {
             placed.sort_unstable_by_key(|(position, _)| *position);
             read = placed.into_iter().map(|(_, field)| field).collect();
         }
-        let record = Record::normalized(Arc::clone(&declaration.name), read, decl_module, decl);
+        let record = Record::normalized(Name::clone(&declaration.name), read, decl_module, decl);
         Ok(Value::Record(Rc::new(record)))
     }
 }

@@ -9,18 +9,12 @@ use std::cell::OnceCell;
 use std::fmt;
 use std::ops::Deref;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use triomphe::{HeaderWithLength, ThinArc, UniqueArc};
 
 pub(crate) use super::wide::{Iter as WideIter, Wide};
 
-/// An interned name (field name, type name, declaration name).
-///
-/// Every name the evaluator makes is interned in the compiled program's table when the program
-/// holds that text (`Machine::prog_name`), and a fresh `Arc` only when it does not, so two
-/// names are equal exactly when they are the same `Arc`: lookups compare pointers.
-pub(crate) type Name = Arc<str>;
+pub(crate) use super::name::Name;
 
 /// One runtime value.
 ///
@@ -385,7 +379,7 @@ impl Record {
     pub fn get_name(&self, name: &Name) -> Option<&Value> {
         match &self.fields {
             Fields::Flat(fields) if fields.len() <= INDEXED_FIELDS => {
-                fields.iter().find(|(key, _)| Arc::ptr_eq(key, name)).map(|(_, value)| value)
+                fields.iter().find(|(key, _)| Name::ptr_eq(key, name)).map(|(_, value)| value)
             }
             Fields::Flat(fields) => self.get_indexed(fields, name),
             Fields::Wide(wide) => wide.get(name),
@@ -422,7 +416,7 @@ impl Record {
 /// Sets a field, replacing an earlier one of the same name in place.
 pub(crate) fn set_field(fields: &mut Vec<(Name, Value)>, name: Name, value: Value) {
     for entry in fields.iter_mut() {
-        if Arc::ptr_eq(&entry.0, &name) {
+        if Name::ptr_eq(&entry.0, &name) {
             entry.1 = value;
             return;
         }

@@ -21,7 +21,7 @@
 use std::cell::Cell;
 use std::hash::{BuildHasher, RandomState};
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::value::{Name, Value};
 
@@ -344,7 +344,7 @@ fn insert(node: &mut Rc<TrieNode>, shift: u32, hash: u64, name: Name, seq: u64, 
                 *held_seq = seq;
                 return;
             }
-            (*held_hash, Arc::clone(held), *held_seq)
+            (*held_hash, Name::clone(held), *held_seq)
         }
     };
     // Two names under one digit: a node one level down holds both.
@@ -400,12 +400,12 @@ impl Wide {
         let hash = name_hash(&name);
         if let Some(seq) = self.names.as_deref().and_then(|names| find(names, hash, &name)) {
             if let Some((held, _)) = self.slots.get(seq) {
-                let held = Arc::clone(held);
+                let held = Name::clone(held);
                 self.slots.put(seq, Some((held, value)), cost);
                 return;
             }
         }
-        let seq = self.slots.push((Arc::clone(&name), value), cost);
+        let seq = self.slots.push((Name::clone(&name), value), cost);
         match &mut self.names {
             Some(names) => insert(names, 0, hash, name, seq, cost),
             None => {
@@ -550,7 +550,7 @@ mod tests {
     use super::*;
 
     fn name(i: usize) -> Name {
-        Arc::from(format!("f{i}").as_str())
+        Name::counted(&format!("f{i}"))
     }
 
     fn keys(wide: &Wide) -> Vec<String> {

@@ -91,7 +91,7 @@ pub(crate) struct Freezer {
 
 impl Freezer {
     pub fn fields(&mut self, fields: &[(Name, Value)]) -> IrResult<Box<[(Name, Held)]>> {
-        fields.iter().map(|(name, value)| Ok((Arc::clone(name), self.value(value, 0)?))).collect()
+        fields.iter().map(|(name, value)| Ok((Name::clone(name), self.value(value, 0)?))).collect()
     }
 
     pub fn handler(&mut self, handler: &Rc<Handler>) -> IrResult<Arc<HeldHandler>> {
@@ -110,7 +110,7 @@ impl Freezer {
             Value::Int(i) => return Ok(Held::Int(*i)),
             Value::Float(f) => return Ok(Held::Float(*f)),
             Value::Str(text) => return Ok(Held::Str(text.clone())),
-            Value::Case(case) => return Ok(Held::Case(Arc::clone(&case.case))),
+            Value::Case(case) => return Ok(Held::Case(Name::clone(&case.case))),
             Value::Function(function) => return Ok(Held::Function(*function)),
             Value::Seq(items) => (Rc::strong_count(items) > 1).then_some(Rc::as_ptr(items) as *const u8 as usize),
             Value::Record(record) => (Rc::strong_count(record) > 1).then_some(Rc::as_ptr(record) as *const u8 as usize),
@@ -129,7 +129,7 @@ impl Freezer {
                 fields: record
                     .fields
                     .iter()
-                    .map(|(name, field)| Ok((Arc::clone(name), self.value(field, deeper)?)))
+                    .map(|(name, field)| Ok((Name::clone(name), self.value(field, deeper)?)))
                     .collect::<IrResult<_>>()?,
                 normal_of: record.normal_of,
             })),
@@ -137,9 +137,9 @@ impl Freezer {
                 module: handler.module,
                 decl: handler.decl,
                 node: handler.node,
-                component_key: Arc::clone(&handler.component_key),
-                emit: Arc::clone(&handler.emit),
-                action: Arc::clone(&handler.action),
+                component_key: Name::clone(&handler.component_key),
+                emit: Name::clone(&handler.emit),
+                action: Name::clone(&handler.action),
                 capture: handler
                     .capture
                     .iter()
@@ -217,9 +217,9 @@ impl Thawer {
                 module: handler.module,
                 decl: handler.decl,
                 node: handler.node,
-                component_key: Arc::clone(&handler.component_key),
-                emit: Arc::clone(&handler.emit),
-                action: Arc::clone(&handler.action),
+                component_key: Name::clone(&handler.component_key),
+                emit: Name::clone(&handler.emit),
+                action: Name::clone(&handler.action),
                 capture: handler
                     .capture
                     .iter()

@@ -5,7 +5,6 @@
 
 use std::fmt;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -166,7 +165,7 @@ impl<'p> Machine<'p> {
         let mut frame: Frame = handler.capture.clone();
         if let Some((props, state_fields, state)) = live {
             for (offset, field) in state_fields.iter().enumerate() {
-                let value = state.iter().find(|(name, _)| Arc::ptr_eq(name, &field.name)).map_or_else(Value::empty, |(_, v)| v.clone());
+                let value = state.iter().find(|(name, _)| Name::ptr_eq(name, &field.name)).map_or_else(Value::empty, |(_, v)| v.clone());
                 self.bind(&mut frame, (props.len() + offset) as u32, value)?;
             }
         }
@@ -209,7 +208,7 @@ impl<'p> Machine<'p> {
         let cx = Cx { module, decl, depth: 0 };
         let mut frame = Frame::new();
         let fields = self.normalize_fields(cx, fields, &input.fields.as_slice(), &mut frame, &Path::Root(&path.to_string()), false)?;
-        Ok(Value::Record(Rc::new(Record::new(Some(Arc::clone(expected)), fields))))
+        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(expected)), fields))))
     }
 
     /// Whether `value` is the update record of `target` (the component in schema 5, its state
@@ -253,7 +252,7 @@ impl<'p> Machine<'p> {
             };
             match merged.iter_mut().find(|(k, _)| **k == *field.name) {
                 Some(entry) => entry.1 = value.clone(),
-                None => merged.push((Arc::clone(&field.name), value.clone())),
+                None => merged.push((Name::clone(&field.name), value.clone())),
             }
         }
         let label = format!("{name} state");

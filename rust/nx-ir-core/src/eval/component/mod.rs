@@ -190,7 +190,7 @@ pub fn construct_component_descriptor_with<K: HostValueSink>(
             super::value::set_field(&mut out, prop, handler);
         }
         machine.stop_long_run();
-        let record = Value::Record(Rc::new(Record::new(Some(Arc::clone(&decl.name)), out)));
+        let record = Value::Record(Rc::new(Record::new(Some(Name::clone(&decl.name)), out)));
         machine.write(cx, &record, sink)
     })
 }
@@ -266,12 +266,12 @@ pub fn initialize_component_with<K: HostValueSink>(
         let mut freezer = Freezer::default();
         let instance = InstanceData {
             program: Arc::clone(&program.images),
-            component: Arc::clone(&decl.name),
+            component: Name::clone(&decl.name),
             props: freezer.fields(&props)?.into(),
             handler_props: handler_props
                 .iter()
                 .map(|(prop, value)| match value {
-                    Value::Handler(handler) => Ok((Arc::clone(prop), freezer.handler(handler)?)),
+                    Value::Handler(handler) => Ok((Name::clone(prop), freezer.handler(handler)?)),
                     _ => Err(IrError::new(codes::COMPONENT, "A handler property holds no handler.")),
                 })
                 .collect::<IrResult<Vec<_>>>()?
@@ -550,7 +550,7 @@ pub fn dispatch_component_actions_with<K: HostValueSink>(
         let mut freezer = Freezer::default();
         let next = InstanceData {
             program: Arc::clone(&data.program),
-            component: Arc::clone(&data.component),
+            component: Name::clone(&data.component),
             props: Arc::clone(&data.props),
             handler_props: Arc::clone(&data.handler_props),
             state: freezer.fields(&working)?,

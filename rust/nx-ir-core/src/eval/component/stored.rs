@@ -219,13 +219,13 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
         reader.values.push(read);
     }
     let fields = |reader: &Reader<'_>, fields: &[(String, u32)]| -> IrResult<Vec<(Name, Held)>> {
-        fields.iter().map(|(name, at)| Ok((Arc::from(name.as_str()), reader.get(*at)?.0.clone()))).collect()
+        fields.iter().map(|(name, at)| Ok((Name::counted(name.as_str()), reader.get(*at)?.0.clone()))).collect()
     };
     let props = fields(&reader, &stored.props)?;
     let state = fields(&reader, &stored.state)?;
     let mut bound = Vec::with_capacity(stored.handler_props.len());
     for (name, at) in &stored.handler_props {
-        bound.push((Arc::<str>::from(name.as_str()), reader.handler(*at)?));
+        bound.push((Name::counted(name.as_str()), reader.handler(*at)?));
     }
     let handlers = stored.handlers.iter().map(|at| reader.handler(*at)).collect::<IrResult<Box<[_]>>>()?;
 
@@ -252,7 +252,7 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let mut freezer = Freezer::default();
     let data = InstanceData {
         program: Arc::clone(&program.images),
-        component: Arc::clone(name),
+        component: Name::clone(name),
         props: freezer.fields(&props)?.into(),
         handler_props: bound.into(),
         state: freezer.fields(&state)?,
@@ -297,13 +297,13 @@ impl Reader<'_> {
             Entry::Int(i) => Held::Int(i),
             Entry::Float(f) => Held::Float(f),
             Entry::Str(text) => Held::Str(Text::new(&text)),
-            Entry::Case(case) => Held::Case(Arc::from(case.as_str())),
+            Entry::Case(case) => Held::Case(Name::counted(case.as_str())),
             Entry::Seq(items) => Held::Seq(items.into_iter().map(|at| child(self, at)).collect::<IrResult<Vec<_>>>()?.into()),
             Entry::Record { type_name, fields } => Held::Record(Arc::new(HeldRecord {
-                type_name: type_name.map(|name| Arc::from(name.as_str())),
+                type_name: type_name.map(|name| Name::counted(name.as_str())),
                 fields: fields
                     .into_iter()
-                    .map(|(name, at)| Ok((Arc::from(name.as_str()), child(self, at)?)))
+                    .map(|(name, at)| Ok((Name::counted(name.as_str()), child(self, at)?)))
                     .collect::<IrResult<_>>()?,
                 normal_of: None,
             })),
@@ -351,16 +351,16 @@ impl Reader<'_> {
             resolve(owner)?;
         }
         let component_key = match &program.decl(cm, cd).kind {
-            CDeclKind::Component { key, .. } => Arc::clone(key),
-            _ => Arc::clone(&program.decl(cm, cd).qualified),
+            CDeclKind::Component { key, .. } => Name::clone(key),
+            _ => Name::clone(&program.decl(cm, cd).qualified),
         };
         Ok(HeldHandler {
             module,
             decl,
             node,
             component_key,
-            emit: Arc::clone(emit),
-            action: Arc::clone(&program.decl(am, ad).name),
+            emit: Name::clone(emit),
+            action: Name::clone(&program.decl(am, ad).name),
             capture,
         })
     }

@@ -6,7 +6,7 @@
 //! a cleared field of a result whose type ends in `.Update` is written `null`.
 
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -60,7 +60,7 @@ fn record<'v>(value: &'v Value, helper: &str) -> IrResult<&'v Rc<Record>> {
 
 /// The record's type name (records reaching the helpers have one).
 fn name_of(record: &Record) -> Name {
-    record.type_name.clone().unwrap_or_else(|| Arc::from(""))
+    record.type_name.clone().unwrap_or_else(|| Name::of_static(""))
 }
 
 fn type_of(record: &Record) -> &str {
@@ -113,8 +113,8 @@ pub fn diff(before: &HostValue, after: &HostValue) -> IrResult<HostValue> {
         let names: Vec<Name> = before
             .fields
             .iter()
-            .map(|(name, _)| Arc::clone(name))
-            .chain(after.fields.iter().map(|(name, _)| Arc::clone(name)).filter(|name| before.get(name).is_none()))
+            .map(|(name, _)| Name::clone(name))
+            .chain(after.fields.iter().map(|(name, _)| Name::clone(name)).filter(|name| before.get(name).is_none()))
             .collect();
         let empty = Value::empty();
         let mut fields = Vec::new();
