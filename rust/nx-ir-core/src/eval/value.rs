@@ -22,7 +22,7 @@ pub(crate) use super::name::Name;
 /// `Result` is then copied word by word, where a one-byte tag left the compiler copying the
 /// seven bytes after it with overlapping narrower loads that could not be forwarded from the
 /// stores just made (a stall per move, seen in `perf` on a small call).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 #[repr(u64)]
 pub(crate) enum Value {
     Bool(bool),
@@ -37,6 +37,24 @@ pub(crate) enum Value {
     /// A function value: the declaration it names (module index, declaration index).
     Function(FunctionRef),
     Handler(Rc<Handler>),
+}
+
+impl Clone for Value {
+    #[inline(always)]
+    fn clone(&self) -> Value {
+        match self {
+            // A value that owns nothing is copied whole, two words: cloned variant by variant,
+            // a boolean's copy is one byte stored, and the next whole-word read of the copy (a
+            // move through a `Result`) cannot be forwarded from it and stalls.
+            // SAFETY: these variants own nothing, so a bitwise copy is a clone.
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Function(_) => unsafe { std::ptr::read(self) },
+            Value::Str(text) => Value::Str(text.clone()),
+            Value::Seq(items) => Value::Seq(Rc::clone(items)),
+            Value::Record(record) => Value::Record(Rc::clone(record)),
+            Value::Case(case) => Value::Case(Rc::clone(case)),
+            Value::Handler(handler) => Value::Handler(Rc::clone(handler)),
+        }
+    }
 }
 
 #[derive(Debug)]
