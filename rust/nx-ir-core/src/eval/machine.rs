@@ -503,6 +503,9 @@ impl<'p> Machine<'p> {
             BinOp::Le => Value::Bool(a <= b),
             BinOp::Gt => Value::Bool(a > b),
             BinOp::Ge => Value::Bool(a >= b),
+            // A zero divisor takes the general path, which fails the call.
+            BinOp::Mod | BinOp::IMod if b != 0 => Value::Int(a.wrapping_rem(b)),
+            BinOp::IDiv if b != 0 => Value::Int(a.wrapping_div(b)),
             _ => return None,
         };
         self.remaining -= 2;
