@@ -19,7 +19,7 @@ use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
 
 const PROBES: &str = r#"module probe.nx fingerprint 1
 requires update-records-v1 update-intrinsics-v1
-entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice equalRecords] components []
+entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice equalRecords remainders byZero] components []
 
 union Shape
   case dot constant
@@ -63,6 +63,18 @@ function equalRecords(x: object, y: object) =
 
 function member(x: object) =
   x.name
+
+function remainders(a: int, b: int) =
+  [(a imod b), (a idiv b), (a mod b), (a imod 7), (a idiv 7)]
+
+function byZero(a: int, b: int, which: int) =
+  if (which eq 0) then
+    (a imod b)
+  else
+    if (which eq 1) then
+      (a idiv b)
+    else
+      (a mod b)
 
 function sum(p: Point): int =
   p.x
@@ -134,6 +146,15 @@ fn probes() -> Program {
             call("applied", "recordToItself", &[r#"{"$type":"Opt","a":2}"#, r#"{"$type":"Opt","a":3}"#]),
             call("applied", "update", &[r#"{"$type":"Opt","a":2}"#, r#"{"$type":"Opt.Update","b":3}"#]),
             call("applied", "listOfOne", &[r#"[{"$type":"Opt","a":2}]"#, r#"{"$type":"Opt.Update","b":3}"#]),
+            // Integer leaves of the remainder and division operators, computed in place by
+            // nx-ir-core; a zero divisor fails on the general path.
+            call("remainders", "positive", &["7", "2"]),
+            call("remainders", "negative", &["-7", "2"]),
+            call("remainders", "negativeDivisor", &["7", "-2"]),
+            call("remainders", "minByMinusOne", &["-9223372036854775808", "-1"]),
+            call("byZero", "imod", &["7", "0", "0"]),
+            call("byZero", "idiv", &["7", "0", "1"]),
+            call("byZero", "mod", &["7", "0", "2"]),
             call("member", "ofInt", &["5"]),
             call("member", "ofRecord", &[r#"{"name":"Ada"}"#]),
             call("sum", "tooManyArguments", &[r#"{"$type":"Point","x":1}"#, "2"]),
