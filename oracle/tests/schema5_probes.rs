@@ -19,7 +19,7 @@ use nx_ir_core::assemble::{assemble_with_links, AssembleOptions};
 
 const PROBES: &str = r#"module probe.nx fingerprint 1
 requires update-records-v1 update-intrinsics-v1
-entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice equalRecords remainders byZero] components []
+entrypoints functions [applied merged member sum abstractBuilt corners caseNamedTwice callNumber appliedTwice mergedWide diffed diffedTwice equalRecords remainders byZero mixed] components []
 
 union Shape
   case dot constant
@@ -66,6 +66,9 @@ function member(x: object) =
 
 function remainders(a: int, b: int) =
   [(a imod b), (a idiv b), (a mod b), (a imod 7), (a idiv 7)]
+
+function mixed(a: int, b: float) =
+  [(a mul b), (b mul a), (a add b), (b sub a), (a lt b), (b ge a), (b mul 0.1), (a mul 0.1), (1.5 gt b), (b div 2.0)]
 
 function byZero(a: int, b: int, which: int) =
   if (which eq 0) then
@@ -152,6 +155,11 @@ fn probes() -> Program {
             call("remainders", "negative", &["-7", "2"]),
             call("remainders", "negativeDivisor", &["7", "-2"]),
             call("remainders", "minByMinusOne", &["-9223372036854775808", "-1"]),
+            // Float leaves (a float on either side), computed in place by nx-ir-core.
+            call("mixed", "small", &["3", "0.1"]),
+            call("mixed", "negative", &["-7", "2.5"]),
+            call("mixed", "wideInt", &["9007199254740993", "1.0"]),
+            call("mixed", "integralFloat", &["2", "3"]),
             call("byZero", "imod", &["7", "0", "0"]),
             call("byZero", "idiv", &["7", "0", "1"]),
             call("byZero", "mod", &["7", "0", "2"]),

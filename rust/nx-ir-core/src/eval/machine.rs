@@ -485,28 +485,46 @@ impl<'p> Machine<'p> {
         let nodes = &prog.modules.get(cx.module as usize)?.nodes;
         let leaf = |node: u32| match nodes.get(node as usize)? {
             CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
-                Some(Some(Value::Int(i))) => Some(*i),
+                Some(Some(Value::Int(i))) => Some(Leaf::Int(*i)),
+                Some(Some(Value::Float(f))) => Some(Leaf::Float(*f)),
                 _ => None,
             },
-            CNode::Int(i) => Some(*i),
+            CNode::Int(i) => Some(Leaf::Int(*i)),
+            CNode::Float(f) => Some(Leaf::Float(*f)),
             _ => None,
         };
         let (a, b) = (leaf(lhs)?, leaf(rhs)?);
         if self.remaining - self.mark < 2 || level >= MAX_EXPRESSION_NESTING || (level & 7 == 0 && !self.stack_ok()) {
             return None;
         }
-        let value = match op {
-            BinOp::Add => Value::Int(a.wrapping_add(b)),
-            BinOp::Sub => Value::Int(a.wrapping_sub(b)),
-            BinOp::Mul => Value::Int(a.wrapping_mul(b)),
-            BinOp::Lt => Value::Bool(a < b),
-            BinOp::Le => Value::Bool(a <= b),
-            BinOp::Gt => Value::Bool(a > b),
-            BinOp::Ge => Value::Bool(a >= b),
-            // A zero divisor takes the general path, which fails the call.
-            BinOp::Mod | BinOp::IMod if b != 0 => Value::Int(a.wrapping_rem(b)),
-            BinOp::IDiv if b != 0 => Value::Int(a.wrapping_div(b)),
-            _ => return None,
+        let value = match (a, b) {
+            (Leaf::Int(a), Leaf::Int(b)) => match op {
+                BinOp::Add => Value::Int(a.wrapping_add(b)),
+                BinOp::Sub => Value::Int(a.wrapping_sub(b)),
+                BinOp::Mul => Value::Int(a.wrapping_mul(b)),
+                BinOp::Lt => Value::Bool(a < b),
+                BinOp::Le => Value::Bool(a <= b),
+                BinOp::Gt => Value::Bool(a > b),
+                BinOp::Ge => Value::Bool(a >= b),
+                // A zero divisor takes the general path, which fails the call.
+                BinOp::Mod | BinOp::IMod if b != 0 => Value::Int(a.wrapping_rem(b)),
+                BinOp::IDiv if b != 0 => Value::Int(a.wrapping_div(b)),
+                _ => return None,
+            },
+            // A float on either side: both as floats, as `binary` takes them.
+            (a, b) => {
+                let (a, b) = (a.float(), b.float());
+                match op {
+                    BinOp::Add => Value::Float(a + b),
+                    BinOp::Sub => Value::Float(a - b),
+                    BinOp::Mul => Value::Float(a * b),
+                    BinOp::Lt => Value::Bool(a < b),
+                    BinOp::Le => Value::Bool(a <= b),
+                    BinOp::Gt => Value::Bool(a > b),
+                    BinOp::Ge => Value::Bool(a >= b),
+                    _ => return None,
+                }
+            }
         };
         self.remaining -= 2;
         Some(value)
@@ -1909,6 +1927,24 @@ impl<'p> Machine<'p> {
             set_field(&mut out, prop, handler);
         }
         Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), out))))
+    }
+}
+
+/// A numeric operand read in place by [`Machine::leaf_binary`].
+#[derive(Clone, Copy)]
+enum Leaf {
+    Int(i64),
+    Float(f64),
+}
+
+impl Leaf {
+    /// As [`number`] takes it.
+    #[inline(always)]
+    fn float(self) -> f64 {
+        match self {
+            Leaf::Int(i) => i as f64,
+            Leaf::Float(f) => f,
+        }
     }
 }
 
