@@ -454,7 +454,7 @@ impl<'p> Machine<'p> {
             match node {
                 CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
                     Some(Some(Value::Int(i))) => return Ok(Value::Int(*i)),
-                    Some(Some(Value::Bool(b))) => return Ok(Value::Bool(*b)),
+                    Some(Some(Value::Bool(b))) => return Ok(Value::bool(*b)),
                     _ => {}
                 },
                 CNode::Int(i) => return Ok(Value::Int(*i)),
@@ -502,10 +502,10 @@ impl<'p> Machine<'p> {
                 BinOp::Add => Value::Int(a.wrapping_add(b)),
                 BinOp::Sub => Value::Int(a.wrapping_sub(b)),
                 BinOp::Mul => Value::Int(a.wrapping_mul(b)),
-                BinOp::Lt => Value::Bool(a < b),
-                BinOp::Le => Value::Bool(a <= b),
-                BinOp::Gt => Value::Bool(a > b),
-                BinOp::Ge => Value::Bool(a >= b),
+                BinOp::Lt => Value::bool(a < b),
+                BinOp::Le => Value::bool(a <= b),
+                BinOp::Gt => Value::bool(a > b),
+                BinOp::Ge => Value::bool(a >= b),
                 // A zero divisor takes the general path, which fails the call.
                 BinOp::Mod | BinOp::IMod if b != 0 => Value::Int(a.wrapping_rem(b)),
                 BinOp::IDiv if b != 0 => Value::Int(a.wrapping_div(b)),
@@ -518,10 +518,10 @@ impl<'p> Machine<'p> {
                     BinOp::Add => Value::Float(a + b),
                     BinOp::Sub => Value::Float(a - b),
                     BinOp::Mul => Value::Float(a * b),
-                    BinOp::Lt => Value::Bool(a < b),
-                    BinOp::Le => Value::Bool(a <= b),
-                    BinOp::Gt => Value::Bool(a > b),
-                    BinOp::Ge => Value::Bool(a >= b),
+                    BinOp::Lt => Value::bool(a < b),
+                    BinOp::Le => Value::bool(a <= b),
+                    BinOp::Gt => Value::bool(a > b),
+                    BinOp::Ge => Value::bool(a >= b),
                     _ => return None,
                 }
             }
@@ -562,7 +562,7 @@ impl<'p> Machine<'p> {
 
     fn eval_node(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
         match self.node(cx, index)? {
-            CNode::Bool(b) => Ok(Value::Bool(*b)),
+            CNode::Bool(b) => Ok(Value::bool(*b)),
             CNode::Int(i) => Ok(Value::Int(*i)),
             CNode::Float(f) => Ok(Value::Float(*f)),
             CNode::Str(s) => Ok(Value::Str(s.clone())),
@@ -579,7 +579,7 @@ impl<'p> Machine<'p> {
             },
             CNode::Not(operand) => {
                 let value = self.eval(cx, frame, *operand)?;
-                Ok(Value::Bool(!self.boolean(cx, index, &value, "not")?))
+                Ok(Value::bool(!self.boolean(cx, index, &value, "not")?))
             }
             CNode::Reference(target) => self.eval_reference(cx, index, target),
             CNode::Text { operand, form } => {
@@ -641,7 +641,7 @@ impl<'p> Machine<'p> {
                     self.member(cx, index, &base, name)
                 }
             }
-            CNode::Exists(operand) => Ok(Value::Bool(!self.eval(cx, frame, *operand)?.is_empty())),
+            CNode::Exists(operand) => Ok(Value::bool(!self.eval(cx, frame, *operand)?.is_empty())),
             CNode::Coalesce { left, right } => {
                 let left = self.eval(cx, frame, *left)?;
                 if left.is_empty() {
@@ -982,10 +982,10 @@ impl<'p> Machine<'p> {
                 let left = self.eval(cx, frame, lhs)?;
                 let left = self.boolean(cx, index, &left, name)?;
                 if (op == BinOp::And) != left {
-                    return Ok(Value::Bool(left));
+                    return Ok(Value::bool(left));
                 }
                 let right = self.eval(cx, frame, rhs)?;
-                Ok(Value::Bool(self.boolean(cx, index, &right, name)?))
+                Ok(Value::bool(self.boolean(cx, index, &right, name)?))
             }
             BinOp::Concat => self.eval_concat(cx, frame, index, lhs, rhs),
             _ => {
@@ -1001,10 +1001,10 @@ impl<'p> Machine<'p> {
                         BinOp::Add => return Ok(Value::Int(a.wrapping_add(b))),
                         BinOp::Sub => return Ok(Value::Int(a.wrapping_sub(b))),
                         BinOp::Mul => return Ok(Value::Int(a.wrapping_mul(b))),
-                        BinOp::Lt => return Ok(Value::Bool(a < b)),
-                        BinOp::Le => return Ok(Value::Bool(a <= b)),
-                        BinOp::Gt => return Ok(Value::Bool(a > b)),
-                        BinOp::Ge => return Ok(Value::Bool(a >= b)),
+                        BinOp::Lt => return Ok(Value::bool(a < b)),
+                        BinOp::Le => return Ok(Value::bool(a <= b)),
+                        BinOp::Gt => return Ok(Value::bool(a > b)),
+                        BinOp::Ge => return Ok(Value::bool(a >= b)),
                         _ => {}
                     }
                 }
@@ -1091,7 +1091,7 @@ impl<'p> Machine<'p> {
         match op {
             Eq | Ne => {
                 let equal = self.equal(cx, Some(index), &left, &right)?;
-                return Ok(Value::Bool(equal == (op == Eq)));
+                return Ok(Value::bool(equal == (op == Eq)));
             }
             Concat => {
                 let (Some(l), Some(r)) = (left.as_text(), right.as_text()) else {
@@ -1131,10 +1131,10 @@ impl<'p> Machine<'p> {
                     }
                     Value::Int(a.wrapping_rem(b))
                 }
-                Lt => Value::Bool(a < b),
-                Le => Value::Bool(a <= b),
-                Gt => Value::Bool(a > b),
-                Ge => Value::Bool(a >= b),
+                Lt => Value::bool(a < b),
+                Le => Value::bool(a <= b),
+                Gt => Value::bool(a > b),
+                Ge => Value::bool(a >= b),
                 FAdd32 => Value::Float(f32_round(a as f64 + b as f64)),
                 FSub32 => Value::Float(f32_round(a as f64 - b as f64)),
                 FMul32 => Value::Float(f32_round(a as f64 * b as f64)),
@@ -1185,10 +1185,10 @@ impl<'p> Machine<'p> {
                 let r = a % b;
                 Value::Float(if r == 0.0 { 0.0 } else { r })
             }
-            Lt => Value::Bool(a < b),
-            Le => Value::Bool(a <= b),
-            Gt => Value::Bool(a > b),
-            Ge => Value::Bool(a >= b),
+            Lt => Value::bool(a < b),
+            Le => Value::bool(a <= b),
+            Gt => Value::bool(a > b),
+            Ge => Value::bool(a >= b),
             FAdd32 => Value::Float(f32_round(a + b)),
             FSub32 => Value::Float(f32_round(a - b)),
             FMul32 => Value::Float(f32_round(a * b)),
@@ -1479,10 +1479,10 @@ impl<'p> Machine<'p> {
             BinOp::Add => fill!(|a: i64, b: i64| Value::Int(a.wrapping_add(b))),
             BinOp::Sub => fill!(|a: i64, b: i64| Value::Int(a.wrapping_sub(b))),
             BinOp::Mul => fill!(|a: i64, b: i64| Value::Int(a.wrapping_mul(b))),
-            BinOp::Lt => fill!(|a: i64, b: i64| Value::Bool(a < b)),
-            BinOp::Le => fill!(|a: i64, b: i64| Value::Bool(a <= b)),
-            BinOp::Gt => fill!(|a: i64, b: i64| Value::Bool(a > b)),
-            BinOp::Ge => fill!(|a: i64, b: i64| Value::Bool(a >= b)),
+            BinOp::Lt => fill!(|a: i64, b: i64| Value::bool(a < b)),
+            BinOp::Le => fill!(|a: i64, b: i64| Value::bool(a <= b)),
+            BinOp::Gt => fill!(|a: i64, b: i64| Value::bool(a > b)),
+            BinOp::Ge => fill!(|a: i64, b: i64| Value::bool(a >= b)),
             _ => return 0,
         }
         self.remaining -= runs * CHARGES;

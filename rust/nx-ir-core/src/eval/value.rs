@@ -285,6 +285,17 @@ thread_local! {
 }
 
 impl Value {
+    /// `Value::Bool(b)`, written as two whole words: a boolean stored as its one byte is read
+    /// back whole when the value moves (through a `Result`, into a list), and that read cannot
+    /// be forwarded from the narrower store (a stall per comparison result).
+    #[inline(always)]
+    pub fn bool(b: bool) -> Value {
+        // SAFETY: `Value` is `repr(u64)`, a union of `repr(C)` structs each led by the `u64`
+        // tag, so `Bool`, the first variant (tag 0), is the tag word then its `bool` at offset
+        // 8: the second word's first byte, 0 or 1 here; the other bytes are padding.
+        unsafe { std::mem::transmute::<[u64; 2], Value>([0, u64::from_ne_bytes([u8::from(b), 0, 0, 0, 0, 0, 0, 0])]) }
+    }
+
     /// The empty value (shared, no allocation).
     #[inline]
     pub fn empty() -> Value {
@@ -492,7 +503,15 @@ const _: () = assert!(std::mem::size_of::<Fields>() == 24);
 
 #[cfg(test)]
 mod tests {
-    use super::int_digits;
+    use super::{int_digits, Value};
+
+    #[test]
+    fn bool_is_the_boolean_variant() {
+        for b in [false, true] {
+            assert!(matches!(Value::bool(b), Value::Bool(x) if x == b));
+            assert!(matches!(Value::bool(b).clone(), Value::Bool(x) if x == b));
+        }
+    }
 
     #[test]
     fn int_digits_are_the_decimal_text() {
