@@ -44,7 +44,15 @@ impl Machine<'_> {
                 if self.budgeted && x.len() >= 64 && y.len() >= 64 {
                     // The charge needs the smaller UTF-16 length only: measured without
                     // walking the longer text past it.
-                    let (units, read) = min_len16(x, y);
+                    let (units, read) = match (a, b) {
+                        // Two ASCII strings: what the walk would find (the shorter's bytes,
+                        // and as many of the longer's), without the walk.
+                        (Value::Str(p), Value::Str(q)) if p.is_ascii() && q.is_ascii() => {
+                            let shorter = x.len().min(y.len()) as u64;
+                            (shorter, 2 * shorter)
+                        }
+                        _ => min_len16(x, y),
+                    };
                     self.tally(read / 64);
                     self.charge(cx, node, units / 64)?;
                 }

@@ -98,6 +98,11 @@ pub trait HostValueSink {
     fn int(&mut self, value: i64) -> IrResult<Self::Out>;
     fn float(&mut self, value: f64) -> IrResult<Self::Out>;
     fn str(&mut self, value: &str) -> IrResult<Self::Out>;
+    /// A string whose bytes are all ASCII (the evaluator knows it from how the text was made),
+    /// which a binding may build without decoding. By default the same as [`HostValueSink::str`].
+    fn ascii_str(&mut self, value: &str) -> IrResult<Self::Out> {
+        self.str(value)
+    }
     fn list(&mut self, items: Vec<Self::Out>) -> IrResult<Self::Out>;
     /// A list of `len` items, written in order by `item` (given the sink and the position). By
     /// default they are collected and handed to [`HostValueSink::list`]; a binding may build its

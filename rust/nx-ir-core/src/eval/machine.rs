@@ -1027,7 +1027,7 @@ impl<'p> Machine<'p> {
         if let Some((operand, form)) = conversion {
             if let Some(CNode::Str(literal)) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(lhs as usize)) {
                 self.charge_node(cx, lhs)?;
-                return self.concat_conversion(cx, frame, index, literal, rhs, operand, form);
+                return self.concat_conversion(cx, frame, index, literal, literal.is_ascii(), rhs, operand, form);
             }
         }
         let left = self.eval(cx, frame, lhs)?;
@@ -1040,17 +1040,19 @@ impl<'p> Machine<'p> {
             return self.binary(cx, index, BinOp::Concat, left, right);
         }
         match &left {
-            Value::Str(text) => self.concat_conversion(cx, frame, index, text, rhs, operand, form),
+            Value::Str(text) => self.concat_conversion(cx, frame, index, text, text.is_ascii(), rhs, operand, form),
             _ => {
                 let case = left.as_text().unwrap_or("").to_string();
-                self.concat_conversion(cx, frame, index, &case, rhs, operand, form)
+                self.concat_conversion(cx, frame, index, &case, case.is_ascii(), rhs, operand, form)
             }
         }
     }
 
-    /// `left` (already evaluated) concatenated with the text conversion node `rhs` of
-    /// `operand`: the conversion charged and nested as `eval(rhs)` would, an integer's digits
-    /// written on the stack and copied once into the result.
+    /// `left` (already evaluated; `left_ascii` when all its bytes are ASCII) concatenated with
+    /// the text conversion node `rhs` of `operand`: the conversion charged and nested as
+    /// `eval(rhs)` would, an integer's digits written on the stack and copied once into the
+    /// result. An operand that is an integer leaf (a local slot holding one, a literal) is read
+    /// in place, charged as `eval` charges it, without making a value of it.
     #[allow(clippy::too_many_arguments)]
     fn concat_conversion(
         &mut self,
@@ -1058,16 +1060,25 @@ impl<'p> Machine<'p> {
         frame: &mut Frame,
         index: u32,
         left: &str,
+        left_ascii: bool,
         rhs: u32,
         operand: u32,
         form: TextForm,
     ) -> IrResult<Value> {
         self.charge_node(cx, rhs)?;
+        let mut digits = [0u8; 20];
+        if let Some(i) = self.int_leaf(cx, frame, operand) {
+            // `eval(operand)` of a leaf: its node charge one level down, nothing below it.
+            self.nesting += 1;
+            let charged = self.charge_node(cx, operand);
+            self.nesting -= 1;
+            charged?;
+            return self.concat_texts(cx, index, left, int_digits(i, &mut digits), left_ascii);
+        }
         self.nesting += 1;
         let value = self.eval(cx, frame, operand);
         self.nesting -= 1;
         let value = value?;
-        let mut digits = [0u8; 20];
         let converted;
         let right: &str = match &value {
             Value::Int(i) => int_digits(*i, &mut digits),
@@ -1076,14 +1087,38 @@ impl<'p> Machine<'p> {
                 converted.as_text().unwrap_or("")
             }
         };
+        // Every text conversion's form is ASCII (digits, signs, a point, an exponent, words).
+        self.concat_texts(cx, index, left, right, left_ascii)
+    }
+
+    /// The integer a leaf node holds (a local slot holding one, or a literal), read without
+    /// charging it.
+    #[inline(always)]
+    fn int_leaf(&self, cx: Cx, frame: &Frame, node: u32) -> Option<i64> {
+        let prog: &'p CompiledProgram = self.prog;
+        match prog.modules.get(cx.module as usize)?.nodes.get(node as usize)? {
+            CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
+                Some(Some(Value::Int(i))) => Some(*i),
+                _ => None,
+            },
+            CNode::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// `left` then the ASCII text `right`, as the concat node `index` charges and counts them.
+    #[inline(always)]
+    fn concat_texts(&mut self, cx: Cx, index: u32, left: &str, right: &str, left_ascii: bool) -> IrResult<Value> {
+        debug_assert!(right.is_ascii());
         if self.budgeted {
-            let cost = (len16(left) + len16(right)) / 64;
+            let left16 = if left_ascii { left.len() as u64 } else { len16(left) };
+            let cost = (left16 + right.len() as u64) / 64;
             self.charge(cx, Some(index), cost)?;
         }
         self.tally(1 + (left.len() + right.len()) as u64 / 64);
         // As the general concat counts it against the memory ceiling.
         self.allocate(cx, Some(index), (left.len() + right.len()) as u64)?;
-        Ok(Value::Str(Text::concat(left, right)))
+        Ok(Value::Str(Text::concat(left, right, left_ascii)))
     }
 
     fn binary(&mut self, cx: Cx, index: u32, op: BinOp, left: Value, right: Value) -> IrResult<Value> {
@@ -1097,13 +1132,15 @@ impl<'p> Machine<'p> {
                 let (Some(l), Some(r)) = (left.as_text(), right.as_text()) else {
                     return self.fail(cx, index, codes::OPERATOR, "Operator 'concat' requires string operands.");
                 };
+                let (l_ascii, r_ascii) = (text_is_ascii(&left), text_is_ascii(&right));
                 if self.budgeted {
-                    let cost = (len16(l) + len16(r)) / 64;
+                    let units = |text: &str, ascii: bool| if ascii { text.len() as u64 } else { len16(text) };
+                    let cost = (units(l, l_ascii) + units(r, r_ascii)) / 64;
                     self.charge(cx, Some(index), cost)?;
                 }
                 self.tally(1 + (l.len() + r.len()) as u64 / 64);
                 self.allocate(cx, Some(index), (l.len() + r.len()) as u64)?;
-                return Ok(Value::Str(Text::concat(l, r)));
+                return Ok(Value::Str(Text::concat(l, r, l_ascii && r_ascii)));
             }
             _ => {}
         }
@@ -1213,7 +1250,7 @@ impl<'p> Machine<'p> {
             (TextForm::Int | TextForm::Float64, Value::Float(f)) => {
                 let mut out = NumberText::new();
                 write_float64(*f, &mut out);
-                return Ok(Value::Str(Text::new(out.as_str())));
+                return Ok(Value::Str(Text::ascii(out.as_str())));
             }
             (TextForm::Float32, Value::Int(i)) => float32_text(*i as f64),
             (TextForm::Float32, Value::Float(f)) => float32_text(*f),
@@ -1233,7 +1270,8 @@ impl<'p> Machine<'p> {
                 );
             }
         };
-        Ok(Value::Str(Text::new(&text)))
+        // Every form is ASCII (digits, signs, a point, an exponent, the boolean words).
+        Ok(Value::Str(Text::ascii(&text)))
     }
 
     // ---- members ----------------------------------------------------------------------------
@@ -1973,6 +2011,16 @@ fn range_int(value: &Value) -> Option<i64> {
 #[inline]
 fn f32_round(value: f64) -> f64 {
     value as f32 as f64
+}
+
+/// Whether a text value (a string, or a case as its name) is all ASCII: a string's flag, a
+/// case name's bytes.
+#[inline]
+fn text_is_ascii(value: &Value) -> bool {
+    match value {
+        Value::Str(text) => text.is_ascii(),
+        other => other.as_text().is_some_and(str::is_ascii),
+    }
 }
 
 #[cold]

@@ -158,12 +158,23 @@ impl Machine<'_> {
         }
     }
 
-    /// A text written, with its charge (1 and its text cost) and its units of work.
+    /// A string written, with its charge (1 and its text cost) and its units of work; an ASCII
+    /// one as such (see [`HostValueSink::ascii_str`]).
     #[inline(always)]
-    fn write_text<S: HostValueSink>(&mut self, cx: Cx, text: &str, sink: &mut S) -> IrResult<S::Out> {
-        self.charge_text_written(cx, text)?;
+    fn write_text<S: HostValueSink>(&mut self, cx: Cx, text: &Text, sink: &mut S) -> IrResult<S::Out> {
+        let ascii = text.is_ascii();
+        // Fewer than 64 bytes cannot hold 64 code units: the common case costs 1.
+        if self.budgeted && text.len() >= 64 {
+            self.charge_written_with(cx, text.len16() / 64)?;
+        } else {
+            self.charge_written(cx)?;
+        }
         self.tally(text.len() as u64 / 64);
-        sink.str(text)
+        if ascii {
+            sink.ascii_str(text)
+        } else {
+            sink.str(text)
+        }
     }
 
     /// The charge of a text written: 1, plus its text cost under a budget, in one piece.

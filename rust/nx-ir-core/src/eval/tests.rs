@@ -523,16 +523,28 @@ fn text_values_hold_their_bytes_behind_one_word() {
     use value::Text;
     assert_eq!(std::mem::size_of::<Text>(), std::mem::size_of::<usize>());
     for (left, right) in [("", ""), ("item ", "42"), ("", "é"), ("日本", ""), ("a\u{1F600}", "\u{10FFFF}z")] {
-        let joined = Text::concat(left, right);
+        let ascii = left.is_ascii() && right.is_ascii();
+        let joined = Text::concat(left, right, ascii);
         assert_eq!(&*joined, format!("{left}{right}"));
         assert_eq!(joined.len(), left.len() + right.len());
-        assert_eq!(&*Text::new(&joined), &*joined);
+        assert_eq!(joined.is_ascii(), ascii);
+        let copied = Text::new(&joined);
+        assert_eq!(&*copied, &*joined);
+        assert_eq!(copied.is_ascii(), ascii);
+        // The UTF-16 length, from the flag or by a walk, is the text's count of UTF-16 units.
+        let units = format!("{left}{right}").encode_utf16().count() as u64;
+        assert_eq!((joined.len16(), copied.len16()), (units, units));
     }
+    assert!(Text::new("plain words, 42.").is_ascii());
+    assert!(!Text::new("caf\u{e9}").is_ascii());
+    assert_eq!(Text::new("\u{1F600}\u{1F600}").len16(), 4);
     for value in [0, 7, -7, 10, -10, 99, 1_000_000, i64::MAX, i64::MIN, i64::MIN + 1, 1 << 40, -(1 << 53)] {
-        assert_eq!(&*Text::int(value), value.to_string());
+        let text = Text::int(value);
+        assert_eq!(&*text, value.to_string());
+        assert!(text.is_ascii());
     }
     let long = "x".repeat(1 << 16);
-    let text = Text::concat(&long, &long);
+    let text = Text::concat(&long, &long, true);
     let shared = text.clone();
     drop(text);
     assert_eq!(shared.len(), 1 << 17);

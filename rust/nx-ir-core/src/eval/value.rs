@@ -209,30 +209,56 @@ pub(crate) struct Handler {
     pub capture: Vec<Option<Value>>,
 }
 
-/// A string value: one allocation holding the count, the length and the UTF-8 bytes, behind a
-/// one-word pointer (an `Arc<str>` is two), so a [`Value`] is two words. Cloning shares it.
+/// A string value: one allocation holding the count, the length, a flag byte and the UTF-8
+/// bytes, behind a one-word pointer (an `Arc<str>` is two), so a [`Value`] is two words. Cloning
+/// shares it.
+///
+/// The flag byte comes first in the slice (the text is the rest): [`ASCII`] when every byte is
+/// ASCII, known when the text is made (a scan of what is copied anyway, or the parts' flags),
+/// so a text's UTF-16 length is O(1) for ASCII text and a binding may build its own string
+/// without decoding. One byte rather than a header word: a short text stays in its size class.
 #[derive(Clone)]
 pub(crate) struct Text(ThinArc<(), u8>);
 
+/// The flag of a [`Text`] whose bytes are all ASCII.
+const ASCII: u8 = 1;
+
 impl Text {
     pub fn new(text: &str) -> Text {
-        Text(ThinArc::from_header_and_slice((), text.as_bytes()))
+        Text::from_parts(text, "", text.is_ascii())
+    }
+
+    /// A text known to be ASCII (digits, a number's form): no scan.
+    #[inline]
+    pub fn ascii(text: &str) -> Text {
+        debug_assert!(text.is_ascii());
+        Text::from_parts(text, "", true)
     }
 
     /// The decimal text of `value`, formatted on the stack and copied once.
     pub fn int(value: i64) -> Text {
         let mut digits = [0u8; 20];
-        Text::new(int_digits(value, &mut digits))
+        Text::ascii(int_digits(value, &mut digits))
     }
 
-    /// `left` then `right`, written straight into the one allocation.
-    pub fn concat(left: &str, right: &str) -> Text {
-        let len = left.len() + right.len();
+    /// `left` then `right`, written straight into the one allocation; `ascii` tells whether
+    /// both are ASCII (the caller knows it from their flags or forms).
+    #[inline]
+    pub fn concat(left: &str, right: &str, ascii: bool) -> Text {
+        debug_assert_eq!(ascii, left.is_ascii() && right.is_ascii());
+        Text::from_parts(left, right, ascii)
+    }
+
+    /// `left` then `right` behind the flag byte, in one allocation.
+    fn from_parts(left: &str, right: &str, ascii: bool) -> Text {
+        let len = 1 + left.len() + right.len();
         let mut text = UniqueArc::from_header_and_uninit_slice(HeaderWithLength::new((), len), len);
-        let (head, tail) = text.slice.split_at_mut(left.len());
+        let (flag, rest) = text.slice.split_at_mut(1);
+        flag[0].write(if ascii { ASCII } else { 0 });
+        let (head, tail) = rest.split_at_mut(left.len());
         // SAFETY: `head` is `left.len()` bytes and `tail` `right.len()`, both unwritten and
-        // apart from the sources; once both are copied every byte is written, and the bytes are
-        // UTF-8 (two strings one after the other).
+        // apart from the sources; once both are copied (and the flag written) every byte is
+        // written, and the bytes after the flag are UTF-8 (two strings one after the other).
         let text = unsafe {
             std::ptr::copy_nonoverlapping(left.as_ptr(), head.as_mut_ptr().cast::<u8>(), left.len());
             std::ptr::copy_nonoverlapping(right.as_ptr(), tail.as_mut_ptr().cast::<u8>(), right.len());
@@ -240,20 +266,52 @@ impl Text {
         };
         Text(triomphe::Arc::into_thin(text.shareable()))
     }
+
+    /// Whether every byte of the text is ASCII.
+    #[inline]
+    pub fn is_ascii(&self) -> bool {
+        // SAFETY: every text has its flag byte (`from_parts`).
+        unsafe { *self.0.slice.get_unchecked(0) & ASCII != 0 }
+    }
+
+    /// The text's length in UTF-16 code units: its byte length when it is ASCII.
+    #[inline]
+    pub fn len16(&self) -> u64 {
+        if self.is_ascii() {
+            return self.len() as u64;
+        }
+        len16(self)
+    }
 }
 
+/// Pairs of decimal digits, "00" to "99".
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// The decimal text of `value`, written at the end of `digits` (19 digits and a sign at most,
-/// for i64::MIN).
+/// for i64::MIN), two digits per division.
 pub(crate) fn int_digits(value: i64, digits: &mut [u8; 20]) -> &str {
     let mut at = digits.len();
     let mut rest = value.unsigned_abs();
-    loop {
+    while rest >= 100 {
+        let pair = (rest % 100) as usize * 2;
+        rest /= 100;
+        at -= 2;
+        digits[at] = DIGIT_PAIRS[pair];
+        digits[at + 1] = DIGIT_PAIRS[pair + 1];
+    }
+    if rest >= 10 {
+        let pair = rest as usize * 2;
+        at -= 2;
+        digits[at] = DIGIT_PAIRS[pair];
+        digits[at + 1] = DIGIT_PAIRS[pair + 1];
+    } else {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
+        digits[at] = b'0' + rest as u8;
     }
     if value < 0 {
         at -= 1;
@@ -268,9 +326,9 @@ impl Deref for Text {
 
     #[inline]
     fn deref(&self) -> &str {
-        // SAFETY: a `Text` is only ever made from UTF-8: a `&str` (`new`, `concat`) or ASCII
-        // digits and a sign (`int`).
-        unsafe { std::str::from_utf8_unchecked(&self.0.slice) }
+        // SAFETY: a `Text`'s bytes after its flag byte are only ever made from UTF-8: `&str`s
+        // (`from_parts`) or ASCII digits and a sign (`int`).
+        unsafe { std::str::from_utf8_unchecked(self.0.slice.get_unchecked(1..)) }
     }
 }
 
