@@ -247,6 +247,32 @@ impl<'py> PySink<'_, 'py> {
         Ok(())
     }
 
+    /// A new Python string of ASCII `text`, its bytes copied in as they are (no decoding).
+    #[cfg(not(feature = "abi3"))]
+    fn new_ascii(&mut self, text: &str) -> IrResult<Bound<'py, PyAny>> {
+        debug_assert!(text.is_ascii());
+        let Ok(len) = ffi::Py_ssize_t::try_from(text.len()) else {
+            return Err(self.failed(pyo3::exceptions::PyMemoryError::new_err("the string is too long")));
+        };
+        // SAFETY: the GIL is held. PyUnicode_New returns a new reference to a string of `len`
+        // code points of at most 127 (one byte each, its data `len` bytes), or NULL with an
+        // exception set; every byte of `text` is ASCII, so copying them in makes a valid string.
+        unsafe {
+            let object = ffi::PyUnicode_New(len, 127);
+            if object.is_null() {
+                return Err(self.failed(PyErr::fetch(self.py)));
+            }
+            std::ptr::copy_nonoverlapping(text.as_ptr(), ffi::PyUnicode_1BYTE_DATA(object), text.len());
+            Ok(Bound::from_owned_ptr(self.py, object))
+        }
+    }
+
+    /// The stable ABI has no direct access to a string's bytes: decoded as any text.
+    #[cfg(feature = "abi3")]
+    fn new_ascii(&mut self, text: &str) -> IrResult<Bound<'py, PyAny>> {
+        Ok(PyString::new(self.py, text).into_any())
+    }
+
     fn failed(&mut self, error: PyErr) -> IrError {
         self.raised = Some(error);
         IrError::new(codes::BOUNDARY_TYPE, "Python raised while the result was written.")
@@ -279,6 +305,14 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
     fn str(&mut self, value: &str) -> IrResult<Self::Out> {
         self.gil.reacquire();
         Ok(self.texts.string(self.py, value).into_any())
+    }
+
+    fn ascii_str(&mut self, value: &str) -> IrResult<Self::Out> {
+        self.gil.reacquire();
+        if let Some(cached) = self.texts.get(self.py, value) {
+            return Ok(cached.into_any());
+        }
+        self.new_ascii(value)
     }
 
     fn list(&mut self, items: Vec<Self::Out>) -> IrResult<Self::Out> {
