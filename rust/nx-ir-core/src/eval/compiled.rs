@@ -330,9 +330,9 @@ impl Names {
     pub fn literal(&mut self, text: &str) -> Text {
         match self.map.get_mut(text) {
             Some(Some(literal)) => literal.clone(),
-            Some(slot) => slot.insert(Text::new(text)).clone(),
+            Some(slot) => slot.insert(Text::literal(text)).clone(),
             None => {
-                let literal = Text::new(text);
+                let literal = Text::literal(text);
                 self.map.insert(Name::lasting(text), Some(literal.clone()));
                 literal
             }

@@ -552,6 +552,42 @@ fn text_values_hold_their_bytes_behind_one_word() {
 }
 
 #[test]
+fn a_text_shared_between_threads_lives_until_its_last_holder_drops_it() {
+    use value::Text;
+    // A literal's text is shared by calls on any thread: clones made and dropped concurrently
+    // keep it whole until the last one goes (the count is atomic; a sole holder frees it
+    // without the decrement).
+    let literal = Text::literal("caf\u{e9} shared");
+    assert!(literal.is_shared() && !literal.is_ascii());
+    assert!(!Text::new("made").is_shared() && Text::new("made").is_ascii());
+    let held = std::sync::Arc::new(std::sync::Barrier::new(4));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let mine = literal.clone();
+            let held = std::sync::Arc::clone(&held);
+            std::thread::spawn(move || {
+                held.wait();
+                for _ in 0..10_000 {
+                    let copy = mine.clone();
+                    assert_eq!(&*copy, "caf\u{e9} shared");
+                    drop(copy);
+                }
+                mine
+            })
+        })
+        .collect();
+    let returned: Vec<Text> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    drop(literal);
+    for text in &returned {
+        assert_eq!(&**text, "caf\u{e9} shared");
+        assert_eq!(text.len16(), 11);
+    }
+    drop(returned);
+    let empty = Text::new("");
+    assert_eq!((&*empty, empty.len16(), empty.is_ascii()), ("", 0, true));
+}
+
+#[test]
 fn a_written_value_is_charged_in_one_piece_and_a_refused_charge_is_not_counted() {
     // `held(o: object): object = o` of the corpus' host-values: checking the argument, reading
     // the slot and checking the result cost 3; writing a text of 64 code units or more costs 1

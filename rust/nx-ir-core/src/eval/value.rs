@@ -10,7 +10,9 @@ use std::fmt;
 use std::ops::Deref;
 use std::rc::Rc;
 
-use triomphe::{HeaderWithLength, ThinArc, UniqueArc};
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::ptr::NonNull;
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
 pub(crate) use super::wide::{Iter as WideIter, Wide};
 
@@ -209,30 +211,52 @@ pub(crate) struct Handler {
     pub capture: Vec<Option<Value>>,
 }
 
-/// A string value: one allocation holding the count, the length, a flag byte and the UTF-8
-/// bytes, behind a one-word pointer (an `Arc<str>` is two), so a [`Value`] is two words. Cloning
-/// shares it.
+/// A string value: one allocation holding a count, a length word and the UTF-8 bytes, behind a
+/// one-word pointer (an `Arc<str>` is two), so a [`Value`] is two words. Cloning shares it
+/// (the count is atomic: a program's literals are shared by calls on any thread).
 ///
-/// The flag byte comes first in the slice (the text is the rest): [`ASCII`] when every byte is
-/// ASCII, known when the text is made (a scan of what is copied anyway, or the parts' flags),
-/// so a text's UTF-16 length is O(1) for ASCII text and a binding may build its own string
-/// without decoding. One byte rather than a header word: a short text stays in its size class.
-#[derive(Clone)]
-pub(crate) struct Text(ThinArc<(), u8>);
+/// The length word's top bits are flags, known when the text is made: [`ASCII`] when every
+/// byte is ASCII (a scan of what `new` copies anyway, digits and number forms by construction,
+/// a concat from its parts' flags), so a text's UTF-16 length is O(1) for ASCII text and a
+/// binding may build its own string without decoding; [`SHARED`] for a program's literal (see
+/// `CompiledProgram::shared_texts`), which a binding may keep one string for.
+pub(crate) struct Text(NonNull<TextHeader>);
+
+#[repr(C)]
+struct TextHeader {
+    count: AtomicUsize,
+    /// The byte length, and the flags in its top bits.
+    len: usize,
+}
 
 /// The flag of a [`Text`] whose bytes are all ASCII.
-const ASCII: u8 = 1;
+const ASCII: usize = 1 << (usize::BITS - 1);
+/// The flag of a [`Text`] that is one of the program's literals.
+const SHARED: usize = 1 << (usize::BITS - 2);
+/// The length bits of a text's length word.
+const LEN_BITS: usize = !(ASCII | SHARED);
+
+// SAFETY: a text's bytes never change once made, and its count is atomic: it may be shared and
+// sent between threads as an `Arc<str>` may.
+unsafe impl Send for Text {}
+// SAFETY: as above.
+unsafe impl Sync for Text {}
 
 impl Text {
     pub fn new(text: &str) -> Text {
-        Text::from_parts(text, "", text.is_ascii())
+        Text::from_parts(text, "", if text.is_ascii() { ASCII } else { 0 })
+    }
+
+    /// A program literal's text (flagged [`SHARED`]).
+    pub fn literal(text: &str) -> Text {
+        Text::from_parts(text, "", SHARED | if text.is_ascii() { ASCII } else { 0 })
     }
 
     /// A text known to be ASCII (digits, a number's form): no scan.
     #[inline]
     pub fn ascii(text: &str) -> Text {
         debug_assert!(text.is_ascii());
-        Text::from_parts(text, "", true)
+        Text::from_parts(text, "", ASCII)
     }
 
     /// The decimal text of `value`, formatted on the stack and copied once.
@@ -246,32 +270,52 @@ impl Text {
     #[inline]
     pub fn concat(left: &str, right: &str, ascii: bool) -> Text {
         debug_assert_eq!(ascii, left.is_ascii() && right.is_ascii());
-        Text::from_parts(left, right, ascii)
+        Text::from_parts(left, right, if ascii { ASCII } else { 0 })
     }
 
-    /// `left` then `right` behind the flag byte, in one allocation.
-    fn from_parts(left: &str, right: &str, ascii: bool) -> Text {
-        let len = 1 + left.len() + right.len();
-        let mut text = UniqueArc::from_header_and_uninit_slice(HeaderWithLength::new((), len), len);
-        let (flag, rest) = text.slice.split_at_mut(1);
-        flag[0].write(if ascii { ASCII } else { 0 });
-        let (head, tail) = rest.split_at_mut(left.len());
-        // SAFETY: `head` is `left.len()` bytes and `tail` `right.len()`, both unwritten and
-        // apart from the sources; once both are copied (and the flag written) every byte is
-        // written, and the bytes after the flag are UTF-8 (two strings one after the other).
-        let text = unsafe {
-            std::ptr::copy_nonoverlapping(left.as_ptr(), head.as_mut_ptr().cast::<u8>(), left.len());
-            std::ptr::copy_nonoverlapping(right.as_ptr(), tail.as_mut_ptr().cast::<u8>(), right.len());
-            text.assume_init_slice_with_header()
-        };
-        Text(triomphe::Arc::into_thin(text.shareable()))
+    /// The allocation of a text of `len` bytes.
+    #[inline]
+    fn layout(len: usize) -> Layout {
+        match Layout::new::<TextHeader>().extend(Layout::array::<u8>(len).unwrap_or_else(|_| capacity_overflow())) {
+            Ok((layout, _)) if len <= LEN_BITS => layout,
+            _ => capacity_overflow(),
+        }
+    }
+
+    /// `left` then `right` after the header (`flags` in its length word), in one allocation.
+    fn from_parts(left: &str, right: &str, flags: usize) -> Text {
+        let len = left.len() + right.len();
+        let layout = Text::layout(len);
+        // SAFETY: the layout is of a header and `len` bytes (not zero-sized). Once the header
+        // and both parts are written, every byte is, and the bytes are UTF-8 (two strings one
+        // after the other).
+        unsafe {
+            let header = alloc(layout).cast::<TextHeader>();
+            let Some(header) = NonNull::new(header) else { handle_alloc_error(layout) };
+            header.as_ptr().write(TextHeader { count: AtomicUsize::new(1), len: len | flags });
+            let bytes = header.as_ptr().add(1).cast::<u8>();
+            std::ptr::copy_nonoverlapping(left.as_ptr(), bytes, left.len());
+            std::ptr::copy_nonoverlapping(right.as_ptr(), bytes.add(left.len()), right.len());
+            Text(header)
+        }
+    }
+
+    #[inline(always)]
+    fn header(&self) -> &TextHeader {
+        // SAFETY: the header lives as long as any `Text` that points at it.
+        unsafe { self.0.as_ref() }
     }
 
     /// Whether every byte of the text is ASCII.
     #[inline]
     pub fn is_ascii(&self) -> bool {
-        // SAFETY: every text has its flag byte (`from_parts`).
-        unsafe { *self.0.slice.get_unchecked(0) & ASCII != 0 }
+        self.header().len & ASCII != 0
+    }
+
+    /// Whether the text is one of the program's literals.
+    #[inline]
+    pub fn is_shared(&self) -> bool {
+        self.header().len & SHARED != 0
     }
 
     /// The text's length in UTF-16 code units: its byte length when it is ASCII.
@@ -281,6 +325,43 @@ impl Text {
             return self.len() as u64;
         }
         len16(self)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn capacity_overflow() -> ! {
+    panic!("text length overflow")
+}
+
+impl Clone for Text {
+    #[inline]
+    fn clone(&self) -> Text {
+        // Relaxed, as `Arc` does: a new reference is made from an existing one.
+        let before = self.header().count.fetch_add(1, Ordering::Relaxed);
+        if before > isize::MAX as usize {
+            // As `Arc`: so many clones (leaked) that the count could wrap.
+            std::process::abort();
+        }
+        Text(self.0)
+    }
+}
+
+impl Drop for Text {
+    #[inline]
+    fn drop(&mut self) {
+        let header = self.header();
+        // The only reference (a count of 1 seen by this holder: no other can raise it) is freed
+        // without the atomic decrement, the common case of a text the evaluation made.
+        if header.count.load(Ordering::Acquire) != 1 {
+            if header.count.fetch_sub(1, Ordering::Release) != 1 {
+                return;
+            }
+            fence(Ordering::Acquire);
+        }
+        let layout = Text::layout(header.len & LEN_BITS);
+        // SAFETY: this was the last reference; the block was allocated with this layout.
+        unsafe { dealloc(self.0.as_ptr().cast::<u8>(), layout) };
     }
 }
 
@@ -326,9 +407,12 @@ impl Deref for Text {
 
     #[inline]
     fn deref(&self) -> &str {
-        // SAFETY: a `Text`'s bytes after its flag byte are only ever made from UTF-8: `&str`s
-        // (`from_parts`) or ASCII digits and a sign (`int`).
-        unsafe { std::str::from_utf8_unchecked(self.0.slice.get_unchecked(1..)) }
+        // SAFETY: a `Text`'s `len` bytes follow its header, and are only ever made from UTF-8:
+        // `&str`s (`from_parts`) or ASCII digits and a sign (`int`).
+        unsafe {
+            let len = self.header().len & LEN_BITS;
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(self.0.as_ptr().add(1).cast::<u8>(), len))
+        }
     }
 }
 
