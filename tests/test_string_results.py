@@ -95,6 +95,9 @@ def test_float_texts_are_their_number_forms() -> None:
 def test_program_literals_are_written_as_their_text() -> None:
     assert_same_text(value("literal"), "plain")
     assert_same_text(value("accented"), "caf\u00e9")
+    # A literal is written as the one string the program keeps for it.
+    assert value("literal") is value("literal")
+    assert value("accented") is value("accented")
 
 
 @given(st.text(max_size=80), st.text(max_size=80))

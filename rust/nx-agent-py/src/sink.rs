@@ -309,9 +309,7 @@ impl<'py> HostValueSink for PySink<'_, 'py> {
 
     fn ascii_str(&mut self, value: &str) -> IrResult<Self::Out> {
         self.gil.reacquire();
-        if let Some(cached) = self.texts.get(self.py, value) {
-            return Ok(cached.into_any());
-        }
+        // Never a shared text: nothing to look up in the cache.
         self.new_ascii(value)
     }
 

@@ -99,7 +99,9 @@ pub trait HostValueSink {
     fn float(&mut self, value: f64) -> IrResult<Self::Out>;
     fn str(&mut self, value: &str) -> IrResult<Self::Out>;
     /// A string whose bytes are all ASCII (the evaluator knows it from how the text was made),
-    /// which a binding may build without decoding. By default the same as [`HostValueSink::str`].
+    /// which a binding may build without decoding; never one of the program's shared texts
+    /// (`CompiledProgram::shared_texts`: those come through [`HostValueSink::str`]). By default
+    /// the same as [`HostValueSink::str`].
     fn ascii_str(&mut self, value: &str) -> IrResult<Self::Out> {
         self.str(value)
     }

@@ -159,7 +159,7 @@ impl Machine<'_> {
     }
 
     /// A string written, with its charge (1 and its text cost) and its units of work; an ASCII
-    /// one as such (see [`HostValueSink::ascii_str`]).
+    /// one the evaluation made as such (see [`HostValueSink::ascii_str`]).
     #[inline(always)]
     fn write_text<S: HostValueSink>(&mut self, cx: Cx, text: &Text, sink: &mut S) -> IrResult<S::Out> {
         let ascii = text.is_ascii();
@@ -170,7 +170,8 @@ impl Machine<'_> {
             self.charge_written(cx)?;
         }
         self.tally(text.len() as u64 / 64);
-        if ascii {
+        // A program literal goes to `str`: a sink may keep one string for each.
+        if ascii && !text.is_shared() {
             sink.ascii_str(text)
         } else {
             sink.str(text)
