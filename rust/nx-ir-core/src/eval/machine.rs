@@ -543,6 +543,11 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     fn eval_binary_body(&mut self, cx: Cx, frame: &mut Frame, index: u32, op: BinOp, lhs: u32, rhs: u32) -> IrResult<Value> {
         self.charge_node(cx, index)?;
+        if op == BinOp::Concat {
+            if let Some(text) = self.concat_literal_int(cx, frame, index, lhs, rhs) {
+                return text;
+            }
+        }
         self.nesting += 1;
         let leaf = self.leaf_binary(cx, frame, op, lhs, rhs);
         self.nesting -= 1;
@@ -1089,6 +1094,41 @@ impl<'p> Machine<'p> {
         };
         // Every text conversion's form is ASCII (digits, signs, a point, an exponent, words).
         self.concat_texts(cx, index, left, right, left_ascii)
+    }
+
+    /// The concat node `index` (its own charge made) of a text literal and an integer leaf's
+    /// text conversion (`"item " + i`), computed here rather than through `eval_nested`, with
+    /// the charges [`Machine::eval_concat`] makes, in its order and at its levels: inlined into
+    /// a loop, the text comes back in a register instead of a `Result<Value>` through memory
+    /// (whose reload after the call stalls on store forwarding). `None`, with nothing charged,
+    /// for any other operands.
+    #[inline(always)]
+    fn concat_literal_int(&mut self, cx: Cx, frame: &Frame, index: u32, lhs: u32, rhs: u32) -> Option<IrResult<Value>> {
+        let prog: &'p CompiledProgram = self.prog;
+        let nodes = &prog.modules.get(cx.module as usize)?.nodes;
+        let CNode::Str(literal) = nodes.get(lhs as usize)? else { return None };
+        let CNode::Text { operand, form: TextForm::Int | TextForm::Float64 } = nodes.get(rhs as usize)? else {
+            return None;
+        };
+        let value = self.int_leaf(cx, frame, *operand)?;
+        // The concat's operands one level down, the conversion's operand one further.
+        self.nesting += 1;
+        let text = self.concat_literal_int_charged(cx, index, literal, lhs, rhs, *operand, value);
+        self.nesting -= 1;
+        Some(text)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn concat_literal_int_charged(&mut self, cx: Cx, index: u32, literal: &Text, lhs: u32, rhs: u32, operand: u32, value: i64) -> IrResult<Value> {
+        self.charge_node(cx, lhs)?;
+        self.charge_node(cx, rhs)?;
+        self.nesting += 1;
+        let charged = self.charge_node(cx, operand);
+        self.nesting -= 1;
+        charged?;
+        let mut digits = [0u8; 20];
+        self.concat_texts(cx, index, literal, int_digits(value, &mut digits), literal.is_ascii())
     }
 
     /// The integer a leaf node holds (a local slot holding one, or a literal), read without

@@ -1,0 +1,79 @@
+//! Loops that build strings against the reference: the benches' `items` and `floats`
+//! (`benches/programs/workloads.nxir.txt`) and concat shapes around them (a text literal and an
+//! integer leaf's text, which nx-ir-core computes in the loop itself; a non-ASCII literal; a
+//! literal long enough for a text cost; a computed operand; a float form of an integer; a
+//! general concat), evaluated by nx-ir-core and by `nx-ir-runtime` 0.10.0 on the same image
+//! under every budget from none to enough: the same value, the same operations used, and the
+//! same failure at the same point when the budget runs out.
+
+use nx_agent_oracle::engine::{CallLimits, Engine, Ours, Reference6};
+use nx_ir_core::assemble::{assemble_image, AssembleOptions};
+
+const SHAPES: &str = r#"module strings.nx fingerprint 1
+links @nx/prelude.nx version "1" fingerprint 16429037828798365428
+requires ranges-v1
+entrypoints functions [accented long scaled widened joined] components []
+
+function accented(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("caf\u00e9 " concat text<int>(i))
+
+function long(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("a literal of more than sixty-four code units, so each text has a cost " concat text<int>(i))
+
+function scaled(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("x" concat text<int>((i mul 3)))
+
+function widened(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("v=" concat text<float64>(i))
+
+function joined(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    (("a" concat text<int>(i)) concat "\u00e9")
+"#;
+
+fn workloads() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../benches/programs/workloads.nxir.txt"))
+        .expect("benches/programs/workloads.nxir.txt")
+}
+
+/// Both engines on `text`'s `functions`, for n in `ns`, under every budget up to one past what
+/// the call uses; the number of calls compared.
+fn agree(text: &str, functions: &[&str], ns: &[u64]) -> usize {
+    let image = assemble_image(text, &AssembleOptions::default()).expect("the program assembles");
+    let ours = Ours::link(&Ours::prepare(&image).expect("nx-ir-core prepares it"), &[]).expect("links");
+    let theirs = Reference6::link(&Reference6::prepare(&image).expect("the reference prepares it"), &[]).expect("links");
+    let mut compared = 0;
+    for function in functions {
+        for n in ns {
+            let arg = n.to_string();
+            let unlimited = CallLimits { max_operations: Some(1_000_000), ..CallLimits::default() };
+            let full = Ours::evaluate(&ours, function, &[&arg], unlimited);
+            assert!(full.result.is_ok(), "{function}({n}): nx-ir-core fails: {:?}", full.result);
+            let used = full.operations.expect("a budget was set");
+            for budget in (0..=used + 1).chain([1_000_000]) {
+                let limits = CallLimits { max_operations: Some(budget), ..CallLimits::default() };
+                let a = Ours::evaluate(&ours, function, &[&arg], limits);
+                let b = Reference6::evaluate(&theirs, function, &[&arg], limits);
+                assert_eq!(a, b, "{function}({n}) under a budget of {budget}");
+                compared += 1;
+            }
+        }
+    }
+    compared
+}
+
+#[test]
+fn the_benches_string_loops_agree_with_the_reference_under_every_budget() {
+    let compared = agree(&workloads(), &["items", "floats"], &[0, 1, 2, 11, 40]);
+    println!("string loops (workloads): {compared} calls, 0 disagreements");
+}
+
+#[test]
+fn concat_shapes_in_loops_agree_with_the_reference_under_every_budget() {
+    let compared = agree(SHAPES, &["accented", "long", "scaled", "widened", "joined"], &[0, 1, 3, 25]);
+    println!("string loops (shapes): {compared} calls, 0 disagreements");
+}
