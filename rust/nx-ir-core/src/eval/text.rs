@@ -125,18 +125,40 @@ const SHORT_LIMIT: f64 = 1e15;
 /// than 10^15 as the multiple, one candidate per count of places can pass, so the first that
 /// passes is the shortest round-trip decimal, and the nearest (the one `{:e}` prints).
 /// `None` sends the value to the formatter.
+///
+/// A value with no such decimal (most floats of 16 or 17 digits) is found by one test, at the
+/// most places whose multiple stays below the limit, instead of one per count of places: a
+/// decimal of fewer places that reads back passes there too (the same decimal, zeros appended).
+/// Its multiple `N` there differs from the float's exact multiple by at most half the float's
+/// spacing times the power, under 10^15 × 2^-53 ≈ 0.11, and the product's own rounding adds at
+/// most half a spacing of numbers below 10^15, 2^-4: `N` is what the product rounds to, and
+/// `N / 10^places` is the decimal itself, which reads back as the float.
 fn short_decimal(magnitude: f64) -> Option<(u64, usize)> {
-    for (places, power) in EXACT_POWERS.iter().enumerate() {
-        let scaled = magnitude * power;
-        if scaled >= SHORT_LIMIT {
-            return None;
-        }
-        let whole = scaled.round();
-        if whole / power == magnitude {
-            return Some((whole as u64, places));
-        }
-    }
-    None
+    let below = EXACT_POWERS.iter().take_while(|power| magnitude * **power < SHORT_LIMIT).count();
+    let most = below.checked_sub(1)?;
+    reads_back(magnitude, most)?;
+    (0..=most).find_map(|places| reads_back(magnitude, places).map(|whole| (whole, places)))
+}
+
+/// The multiple of `magnitude` by 10^`places` (below [`SHORT_LIMIT`]), rounded, when that
+/// decimal reads back as `magnitude`.
+#[inline]
+fn reads_back(magnitude: f64, places: usize) -> Option<u64> {
+    let power = EXACT_POWERS[places];
+    let whole = round_below_limit(magnitude * power);
+    (whole as i64 as f64 / power == magnitude).then_some(whole)
+}
+
+/// `scaled.round()` (half away from zero) of a float in [0, [`SHORT_LIMIT`]), without the
+/// library call `round` is on a baseline x86-64: the integer part is exact as an integer and as
+/// a float there (below 2^53), and so is the fraction left (Sterbenz: the part is at least half
+/// the float, or zero).
+#[inline]
+fn round_below_limit(scaled: f64) -> u64 {
+    debug_assert!((0.0..SHORT_LIMIT).contains(&scaled));
+    // Through i64 (the value fits): one conversion instruction each way, where u64 takes several.
+    let part = scaled as i64;
+    (part + i64::from(scaled - part as f64 >= 0.5)) as u64
 }
 
 /// The significant digits of `whole / 10^places` (trailing zeros dropped) and the decimal
@@ -288,6 +310,61 @@ fn place(negative: bool, digits: &[u8], point: i64, out: &mut NumberText) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_decimals_are_found_as_by_testing_every_count_of_places() {
+        // The definition: the fewest places whose rounded multiple reads back, stopping at the
+        // first multiple past the limit.
+        fn every_place(magnitude: f64) -> Option<(u64, usize)> {
+            for (places, power) in EXACT_POWERS.iter().enumerate() {
+                let scaled = magnitude * power;
+                if scaled >= SHORT_LIMIT {
+                    return None;
+                }
+                if scaled.round() / power == magnitude {
+                    return Some((scaled.round() as u64, places));
+                }
+            }
+            None
+        }
+        let mut values: Vec<f64> = (1..100_000).map(|i| f64::from(i) * 0.1).collect();
+        values.extend((1..20_000).map(|i| f64::from(i) / 7.0));
+        values.extend([5e-324, 1e-22, 1e-23, 1.5e-22, 999999999999999.9, 99999999999999.98, 123456789012345.6, 0.1, 0.3]);
+        let mut bits: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            let value = f64::from_bits(bits >> 1);
+            if value.is_finite() && value > 0.0 {
+                values.push(value);
+            }
+            // Short decimals of up to 15 digits, at every scale of places.
+            let digits = (bits % 1_000_000_000_000_000) as f64;
+            values.push(digits / EXACT_POWERS[(bits >> 50) as usize % EXACT_POWERS.len()]);
+        }
+        for value in values.into_iter().filter(|v| *v > 0.0) {
+            assert_eq!(short_decimal(value), every_place(value), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn rounding_below_the_limit_is_round_half_away_from_zero() {
+        let mut values = vec![0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 2.4999999999999996, 1e15 - 0.5, 1e15 - 1.0, 4503599627370495.5];
+        values.extend((0..2000).map(|i| f64::from(i) * 0.25));
+        let mut bits: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..200_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            // Spread over [0, 1e15), and over the low range where fractions are fine.
+            values.push((bits >> 11) as f64 / (1u64 << 53) as f64 * SHORT_LIMIT);
+            values.push((bits >> 11) as f64 / (1u64 << 53) as f64 * 1e3);
+        }
+        for value in values.into_iter().filter(|v| *v < SHORT_LIMIT) {
+            assert_eq!(round_below_limit(value) as f64, value.round(), "{value:?}");
+        }
+    }
 
     #[test]
     fn float64_forms_follow_number_to_string() {
