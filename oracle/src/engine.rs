@@ -372,7 +372,7 @@ mod ours {
             HostValue::Null => Value::Null,
             HostValue::Bool(b) => Value::Bool(*b),
             HostValue::Int(i) => Value::Int(*i),
-            HostValue::Float(x) => Value::Float(x.to_bits()),
+            HostValue::Float(x) => Value::Float(crate::outcome::float_bits(*x)),
             HostValue::Str(s) => Value::Str(s.clone()),
             HostValue::List(items) => Value::List(items.iter().map(value).collect()),
             HostValue::Record(record) => Value::Record {
@@ -446,8 +446,8 @@ macro_rules! reference_engine {
                     NxValue::Bool(b) => Value::Bool(*b),
                     NxValue::Int(i) => Value::Int(*i),
                     NxValue::Int32(i) => Value::Int32(*i),
-                    NxValue::Float(x) => Value::Float(x.to_bits()),
-                    NxValue::Float32(x) => Value::Float32(x.to_bits()),
+                    NxValue::Float(x) => Value::Float(crate::outcome::float_bits(*x)),
+                    NxValue::Float32(x) => Value::Float32(crate::outcome::float32_bits(*x)),
                     NxValue::String(s) => Value::Str(s.clone()),
                     NxValue::Array(items) => Value::List(items.iter().map(Self::value).collect()),
                     NxValue::Record { type_name, properties } => Value::Record {

@@ -26,6 +26,26 @@ pub enum Value {
     Record { type_name: Option<String>, fields: Vec<(String, Value)> },
 }
 
+/// The bits an outcome keeps of an `f64`: every NaN as one. Rust leaves a NaN's sign and payload
+/// unspecified (an operation over two NaNs may give either, as the compiler orders its operands),
+/// and no NX operation reads them: `text` writes `NaN` and no comparison holds for any NaN.
+pub fn float_bits(x: f64) -> u64 {
+    if x.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        x.to_bits()
+    }
+}
+
+/// [`float_bits`] of an `f32`.
+pub fn float32_bits(x: f32) -> u32 {
+    if x.is_nan() {
+        f32::NAN.to_bits()
+    } else {
+        x.to_bits()
+    }
+}
+
 /// A limit a diagnostic names: its name and value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limit {
