@@ -1123,6 +1123,15 @@ unsafe fn utf8<'t>(object: *mut ffi::PyObject) -> Option<&'t str> {
     Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize)))
 }
 
+/// The size and borrowed items of a list or a tuple: the full C API's unchecked macros, or
+/// under the stable ABI (feature `abi3`, which has no macros) its checked calls.
+mod seq {
+    #[cfg(feature = "abi3")]
+    pub(super) use pyo3::ffi::{PyList_GetItem as list_item, PyList_Size as list_len, PyTuple_GetItem as tuple_item, PyTuple_Size as tuple_len};
+    #[cfg(not(feature = "abi3"))]
+    pub(super) use pyo3::ffi::{PyList_GET_ITEM as list_item, PyList_GET_SIZE as list_len, PyTuple_GET_ITEM as tuple_item, PyTuple_GET_SIZE as tuple_len};
+}
+
 impl<'a> HostValueSource for PyIn<'a> {
     type Child = PyIn<'a>;
 
@@ -1161,18 +1170,18 @@ impl<'a> HostValueSource for PyIn<'a> {
                 };
             }
             if ffi::PyList_Check(object) != 0 {
-                let len = ffi::PyList_GET_SIZE(object);
+                let len = seq::list_len(object);
                 if !self.may_hold(len) {
                     return self.refuse();
                 }
-                return Ok(HostRead::List((0..len).map(|at| self.child(ffi::PyList_GET_ITEM(object, at))).collect()));
+                return Ok(HostRead::List((0..len).map(|at| self.child(seq::list_item(object, at))).collect()));
             }
             if ffi::PyTuple_Check(object) != 0 {
-                let len = ffi::PyTuple_GET_SIZE(object);
+                let len = seq::tuple_len(object);
                 if !self.may_hold(len) {
                     return self.refuse();
                 }
-                return Ok(HostRead::List((0..len).map(|at| self.child(ffi::PyTuple_GET_ITEM(object, at))).collect()));
+                return Ok(HostRead::List((0..len).map(|at| self.child(seq::tuple_item(object, at))).collect()));
             }
             if ffi::PyDict_Check(object) != 0 {
                 let len = ffi::PyDict_Size(object);
@@ -1310,13 +1319,13 @@ fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u
                 total = total.saturating_add(text_units(utf8(object)?) / 64);
             } else if ffi::PyList_Check(object) != 0 || ffi::PyTuple_Check(object) != 0 {
                 let list = ffi::PyList_Check(object) != 0;
-                let len = if list { ffi::PyList_GET_SIZE(object) } else { ffi::PyTuple_GET_SIZE(object) };
+                let len = if list { seq::list_len(object) } else { seq::tuple_len(object) };
                 if len > 0 && depth + 1 >= MAX_VALUE_NESTING {
                     return None;
                 }
                 for at in 0..len {
                     reach(&mut total, allowance)?;
-                    let item = if list { ffi::PyList_GET_ITEM(object, at) } else { ffi::PyTuple_GET_ITEM(object, at) };
+                    let item = if list { seq::list_item(object, at) } else { seq::tuple_item(object, at) };
                     pending.push((item, depth + 1));
                 }
             } else if ffi::PyDict_Check(object) != 0 {
