@@ -540,7 +540,9 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
     out.append(
         f"- At most {MAX_GENERAL_NS_PER_OPERATION:.0f} ns per operation end to end on every workload "
         f"(none of these loops is a fused one: each runs node by node through the general "
-        f"interpreter): {verdict} ({', '.join(per_op)} ns/op; spread {worst_op / max(min(float(p.split(': ')[1]) for p in per_op), 1e-9):.1f}× "
+        f"interpreter, which computes a few operand shapes in place: integer and float leaves of "
+        f"arithmetic and comparisons, and a text literal joined to an integer's text, the items "
+        f"loop's body): {verdict} ({', '.join(per_op)} ns/op; spread {worst_op / max(min(float(p.split(': ')[1]) for p in per_op), 1e-9):.1f}× "
         "between the cheapest and the dearest workload per operation)."
     )
     return out + [""]
