@@ -745,11 +745,21 @@ impl<'p> Machine<'p> {
         name
     }
 
+    /// The boolean `value` is, or the failure of a condition `what` that is not one. Inlined: as
+    /// a call, its arguments passed in memory were read back whole after narrower stores (a
+    /// stall on every condition tested).
+    #[inline(always)]
     pub fn boolean(&self, cx: Cx, node: u32, value: &Value, what: &str) -> IrResult<bool> {
         match value {
             Value::Bool(b) => Ok(*b),
-            other => self.fail(cx, node, codes::TYPE, format!("Expected a boolean for '{what}', got {}.", other.describe())),
+            other => self.not_boolean(cx, node, other, what),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_boolean(&self, cx: Cx, node: u32, value: &Value, what: &str) -> IrResult<bool> {
+        self.fail(cx, node, codes::TYPE, format!("Expected a boolean for '{what}', got {}.", value.describe()))
     }
 
     pub fn resolve(&self, cx: Cx, node: u32, target: &Target) -> IrResult<(u32, u32)> {
