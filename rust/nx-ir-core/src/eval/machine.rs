@@ -483,17 +483,7 @@ impl<'p> Machine<'p> {
         let level = self.nesting;
         let prog: &'p CompiledProgram = self.prog;
         let nodes = &prog.modules.get(cx.module as usize)?.nodes;
-        let leaf = |node: u32| match nodes.get(node as usize)? {
-            CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
-                Some(Some(Value::Int(i))) => Some(Leaf::Int(*i)),
-                Some(Some(Value::Float(f))) => Some(Leaf::Float(*f)),
-                _ => None,
-            },
-            CNode::Int(i) => Some(Leaf::Int(*i)),
-            CNode::Float(f) => Some(Leaf::Float(*f)),
-            _ => None,
-        };
-        let (a, b) = (leaf(lhs)?, leaf(rhs)?);
+        let (a, b) = (Leaf::read(nodes, frame, lhs)?, Leaf::read(nodes, frame, rhs)?);
         if self.remaining - self.mark < 2 || level >= MAX_EXPRESSION_NESTING || (level & 7 == 0 && !self.stack_ok()) {
             return None;
         }
@@ -1146,13 +1136,9 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     fn int_leaf(&self, cx: Cx, frame: &Frame, node: u32) -> Option<i64> {
         let prog: &'p CompiledProgram = self.prog;
-        match prog.modules.get(cx.module as usize)?.nodes.get(node as usize)? {
-            CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
-                Some(Some(Value::Int(i))) => Some(*i),
-                _ => None,
-            },
-            CNode::Int(i) => Some(*i),
-            _ => None,
+        match Leaf::read(&prog.modules.get(cx.module as usize)?.nodes, frame, node)? {
+            Leaf::Int(i) => Some(i),
+            Leaf::Float(_) => None,
         }
     }
 
@@ -2018,7 +2004,7 @@ impl<'p> Machine<'p> {
     }
 }
 
-/// A numeric operand read in place by [`Machine::leaf_binary`].
+/// A numeric operand read in place by [`Machine::leaf_binary`] and [`Machine::int_leaf`].
 #[derive(Clone, Copy)]
 enum Leaf {
     Int(i64),
@@ -2026,6 +2012,21 @@ enum Leaf {
 }
 
 impl Leaf {
+    /// The number leaf node `node` holds: a local slot holding a number, or a number literal.
+    #[inline(always)]
+    fn read(nodes: &[CNode], frame: &Frame, node: u32) -> Option<Leaf> {
+        match nodes.get(node as usize)? {
+            CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
+                Some(Some(Value::Int(i))) => Some(Leaf::Int(*i)),
+                Some(Some(Value::Float(f))) => Some(Leaf::Float(*f)),
+                _ => None,
+            },
+            CNode::Int(i) => Some(Leaf::Int(*i)),
+            CNode::Float(f) => Some(Leaf::Float(*f)),
+            _ => None,
+        }
+    }
+
     /// As [`number`] takes it.
     #[inline(always)]
     fn float(self) -> f64 {
