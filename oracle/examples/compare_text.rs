@@ -44,7 +44,7 @@ fn ours_message(image: &[u8], call: &HostCall, limits: CallLimits) {
     let Ok(program) = Ours::link(&module, std::slice::from_ref(&module)) else { return };
     let limits = Limits { max_operations: limits.max_operations, ..Limits::default() };
     if let Err(error) = evaluate_function(&program, name, args, &limits) {
-        for d in &error.diagnostics {
+        for d in error.diagnostics.iter() {
             println!("  nx-ir-core says: {}: {}", d.code, d.message);
         }
     }

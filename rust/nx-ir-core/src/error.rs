@@ -127,24 +127,34 @@ impl Diagnostic {
 }
 
 /// A refusal: one or more diagnostics, the first being the failure.
+///
+/// The diagnostics are boxed so that the error is one word: `IrResult<()>` is then a word and
+/// `IrResult<Value>` two, both returned in registers. Unboxed, every evaluation step returned
+/// its result through memory and the caller's reload of it stalled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IrError {
-    pub diagnostics: Vec<Diagnostic>,
+    #[allow(clippy::box_collection)] // the box keeps `IrError` one word (above)
+    pub diagnostics: Box<Vec<Diagnostic>>,
 }
 
 impl IrError {
+    #[cold]
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        IrError { diagnostics: vec![Diagnostic::error(code, message)] }
+        IrError::from_diagnostics(vec![Diagnostic::error(code, message)])
     }
 
     pub fn from_diagnostics(diagnostics: Vec<Diagnostic>) -> Self {
         debug_assert!(!diagnostics.is_empty());
-        IrError { diagnostics }
+        IrError { diagnostics: Box::new(diagnostics) }
     }
 
     /// `nx-ir-malformed` with the reference's message prefix.
     pub fn malformed(detail: impl fmt::Display) -> Self {
         IrError::new(codes::MALFORMED, format!("NX IR image is malformed: {detail}"))
+    }
+
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        *self.diagnostics
     }
 
     /// The code of the first diagnostic.
@@ -166,3 +176,6 @@ impl fmt::Display for IrError {
 impl std::error::Error for IrError {}
 
 pub type IrResult<T> = Result<T, IrError>;
+
+const _: () = assert!(std::mem::size_of::<IrError>() == std::mem::size_of::<usize>());
+const _: () = assert!(std::mem::size_of::<IrResult<()>>() == std::mem::size_of::<usize>());

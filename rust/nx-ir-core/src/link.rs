@@ -64,7 +64,7 @@ impl Program {
                     None if wanted.identity == PRELUDE_IDENTITY => match prelude::builtin(schema) {
                         Ok(prelude) => prelude,
                         Err(error) => {
-                            diagnostics.extend(error.diagnostics);
+                            diagnostics.extend(error.into_diagnostics());
                             continue;
                         }
                     },

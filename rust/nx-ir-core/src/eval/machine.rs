@@ -852,7 +852,7 @@ impl<'p> Machine<'p> {
     fn math_call_origin(&self, cx: Cx, call: u32, mut error: IrError) -> IrError {
         if error.diagnostics.iter().any(|d| d.code.starts_with("nx-math-") && d.source.is_none()) {
             let source = self.error(cx, Some(call), codes::CALL, "").diagnostics.swap_remove(0).source;
-            for diagnostic in &mut error.diagnostics {
+            for diagnostic in error.diagnostics.iter_mut() {
                 if diagnostic.code.starts_with("nx-math-") && diagnostic.source.is_none() {
                     diagnostic.source.clone_from(&source);
                 }
@@ -1731,7 +1731,7 @@ impl<'p> Machine<'p> {
             let outcome = self.bind_param(fcx, &mut frame, slot as u32, param, arg, &declaration.name);
             if let Err(mut error) = outcome {
                 if host && !self.default_failed {
-                    for diagnostic in &mut error.diagnostics {
+                    for diagnostic in error.diagnostics.iter_mut() {
                         let code = diagnostic.code;
                         if code == codes::ARGUMENTS || code == codes::FUNCTION_VALUE || code.starts_with("nx-ir-boundary-") {
                             diagnostic.argument = Some(param.name.to_string());

@@ -100,11 +100,11 @@ impl Findings {
                      does not list",
                     kinds::CONDITIONAL_PROPERTIES_FEATURE
                 ))
-                .diagnostics,
+                .into_diagnostics(),
             );
         }
         if let Err(error) = rule {
-            self.nodes.extend(error.diagnostics);
+            self.nodes.extend(error.into_diagnostics());
         }
         let named_type = match node {
             Node::StandardMath { .. } => {
@@ -130,7 +130,7 @@ impl Findings {
         if let Some(ty) = named_type {
             if layout.entry_cell(bytes, Table::Types, ty, 0) != Some(kinds::ty::CONSTRAINED) {
                 self.constraints.extend(
-                    malformed(format_args!("node {index} names type {ty}, which is not a constrained type")).diagnostics,
+                    malformed(format_args!("node {index} names type {ty}, which is not a constrained type")).into_diagnostics(),
                 );
             }
         }
@@ -163,7 +163,7 @@ impl Findings {
             if !self.patterns.contains(&(index as u32)) {
                 diagnostics.extend(
                     malformed(format_args!("node {index} is an 'interval' node outside an 'ifIs' pattern list"))
-                        .diagnostics,
+                        .into_diagnostics(),
                 );
             }
         }

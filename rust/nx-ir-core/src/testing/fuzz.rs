@@ -122,7 +122,7 @@ pub fn is_reference_code(code: &str) -> bool {
 /// Every error must carry at least one diagnostic, each with a reference-style code.
 pub fn assert_coded(error: &IrError, what: &str) {
     assert!(!error.diagnostics.is_empty(), "{what}: refused without a diagnostic: {error:?}");
-    for diagnostic in &error.diagnostics {
+    for diagnostic in error.diagnostics.iter() {
         assert!(is_reference_code(diagnostic.code), "{what}: refused with an unknown code: {error:?}");
         assert!(!diagnostic.message.is_empty(), "{what}: a diagnostic without a message: {error:?}");
     }
