@@ -1099,9 +1099,8 @@ impl<'p> Machine<'p> {
     /// The concat node `index` (its own charge made) of a text literal and an integer leaf's
     /// text conversion (`"item " + i`), computed here rather than through `eval_nested`, with
     /// the charges [`Machine::eval_concat`] makes, in its order and at its levels: inlined into
-    /// a loop, the text comes back in a register instead of a `Result<Value>` through memory
-    /// (whose reload after the call stalls on store forwarding). `None`, with nothing charged,
-    /// for any other operands.
+    /// a loop, such a body makes no nested call at all. `None`, with nothing charged, for any
+    /// other operands.
     #[inline(always)]
     fn concat_literal_int(&mut self, cx: Cx, frame: &Frame, index: u32, lhs: u32, rhs: u32) -> Option<IrResult<Value>> {
         let prog: &'p CompiledProgram = self.prog;

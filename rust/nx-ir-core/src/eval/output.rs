@@ -299,10 +299,7 @@ impl Machine<'_> {
     }
 }
 
-/// What the typed reader returns: a failure boxed (see [`Machine::read_host_as`]).
-type Typed<T> = Result<T, Box<crate::error::IrError>>;
-
-const _: () = assert!(std::mem::size_of::<Typed<Value>>() == 16);
+const _: () = assert!(std::mem::size_of::<IrResult<Value>>() == 16);
 
 /// A host record's members matched to a record declaration's fields: at most this many fields
 /// (a bit each in a `u64`); a larger declaration is read as [`Machine::read_host`] reads.
@@ -323,28 +320,27 @@ impl Machine<'_> {
             return self.read_host(value, 0);
         }
         let mut normal = true;
-        self.read_typed(value, module, ty, 0, &mut normal).map_err(|error| *error)
+        self.read_typed(value, module, ty, 0, &mut normal)
     }
 
     /// [`Machine::read_host_as`] at `depth`; `normal` is cleared unless normalizing the value
-    /// read against `ty` gives it back unchanged (and a record keeps it: it is not empty). A
-    /// failure is boxed, so that a value read comes back in two registers, not through memory.
-    fn read_typed<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> Typed<Value> {
+    /// read against `ty` gives it back unchanged (and a record keeps it: it is not empty).
+    fn read_typed<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> IrResult<Value> {
         if depth >= MAX_VALUE_NESTING {
-            return Err(Box::new(limit_error(
+            return Err(limit_error(
                 "maxValueNesting",
                 MAX_VALUE_NESTING as u64,
                 format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
-            )));
+            ));
         }
         let prog = self.prog;
         let types = &prog.modules[module as usize].types;
         let Some(ctype) = types.get(ty as usize) else {
             *normal = false;
-            return self.read_host(value, depth).map_err(Box::new);
+            return self.read_host(value, depth);
         };
         self.tally(1);
-        let read = value.read().map_err(Box::new)?;
+        let read = value.read()?;
         // The primitive a value other than `null` and a list is checked against: the type's
         // own, or an optional's item type.
         let prim = match ctype {
@@ -391,7 +387,7 @@ impl Machine<'_> {
                 }
                 _ => {
                     *normal &= matches!(ctype, CType::Prim(Prim::Object));
-                    self.read_host_from(HostRead::List(items), depth).map_err(Box::new)
+                    self.read_host_from(HostRead::List(items), depth)
                 }
             },
             HostRead::Record { type_name, fields } => match ctype {
@@ -400,7 +396,7 @@ impl Machine<'_> {
                 CType::Nominal(_) => self.read_record(module, ty, type_name, fields, depth, normal),
                 _ => {
                     *normal &= matches!(ctype, CType::Prim(Prim::Object));
-                    self.read_host_from(HostRead::Record { type_name, fields }, depth).map_err(Box::new)
+                    self.read_host_from(HostRead::Record { type_name, fields }, depth)
                 }
             },
         }
@@ -416,7 +412,7 @@ impl Machine<'_> {
         fields: Vec<(std::borrow::Cow<'r, str>, S)>,
         depth: u32,
         normal: &mut bool,
-    ) -> Typed<Value> {
+    ) -> IrResult<Value> {
         let prog = self.prog;
         let declared = match prog.modules[module as usize].types.get(ty as usize) {
             Some(CType::Nominal(Target::Decl { module, decl })) => {
@@ -458,7 +454,7 @@ impl Machine<'_> {
         });
         let (Some((decl_module, decl, declaration, declared)), true) = (declared, matched) else {
             *normal = false;
-            return self.read_host_from(HostRead::Record { type_name, fields }, depth).map_err(Box::new);
+            return self.read_host_from(HostRead::Record { type_name, fields }, depth);
         };
         let at = &at[..fields.len()];
         let mut all_normal = fields.len() == declared.len();
@@ -471,7 +467,7 @@ impl Machine<'_> {
                 let value = self.read_typed(&item, decl_module, field.ty, depth + 1, &mut all_normal)?;
                 Ok((Name::clone(&field.name), value))
             })
-            .collect::<Typed<_>>()?;
+            .collect::<IrResult<_>>()?;
         if !all_normal {
             // As `read_host` reads it: the members in the host's order (each name the program's
             // own, the declared field's).
