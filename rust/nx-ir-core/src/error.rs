@@ -128,9 +128,9 @@ impl Diagnostic {
 
 /// A refusal: one or more diagnostics, the first being the failure.
 ///
-/// The diagnostics are boxed so that the error is one word: `IrResult<()>` is then a word and
-/// `IrResult<Value>` two, both returned in registers. Unboxed, every evaluation step returned
-/// its result through memory and the caller's reload of it stalled.
+/// The diagnostics are boxed so that the error is one word: every charge and check, an
+/// `IrResult<()>`, then returns in a register, and `IrResult<Value>` is the value's two words
+/// (without the box: three words, and a fourth copied wherever a result is moved).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IrError {
     #[allow(clippy::box_collection)] // the box keeps `IrError` one word (above)
