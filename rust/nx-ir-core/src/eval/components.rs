@@ -11,7 +11,6 @@
 //! reference lets components of different names meet. Schema 5 passes any value there.
 
 use std::fmt;
-use std::rc::Rc;
 
 use crate::error::{codes, IrError, IrResult};
 
@@ -102,6 +101,6 @@ impl Machine<'_> {
         for (name, handler) in handlers {
             set_field(&mut fields, name, handler);
         }
-        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), fields))))
+        Ok(Value::Record(Record::new_rc(Some(Name::clone(&declaration.name)), fields)))
     }
 }

@@ -106,7 +106,7 @@ impl Machine<'_> {
                     }
                 }
                 let type_name = self.update_name(&type_of(before));
-                Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
+                Ok(Value::Record(Record::new_rc(Some(type_name), fields)))
             }
             Intrinsic::Changed => {
                 let update = &records[0];
@@ -199,7 +199,7 @@ impl Machine<'_> {
         self.tally(fields.len() as u64 + 1);
         self.allocate(cx, Some(index), FIELD_BYTES * (fields.len() as u64 + 1))?;
         let type_name = self.update_name(type_name);
-        Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
+        Ok(Value::Record(Record::new_rc(Some(type_name), fields)))
     }
 
     /// `count` comparisons of plain values with themselves, as `equal` makes them: a charge

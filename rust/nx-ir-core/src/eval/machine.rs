@@ -679,7 +679,7 @@ impl<'p> Machine<'p> {
                     1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
                     _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
                 }
-                Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(tag)), fields))))
+                Ok(Value::Record(Record::new_rc(Some(Name::clone(tag)), fields)))
             }
             CNode::Component { target, name, props, content, spread } => {
                 self.eval_component(cx, frame, index, target, name, (props, *spread), content)
@@ -1578,7 +1578,7 @@ impl<'p> Machine<'p> {
                 let named = |c: &&super::compiled::CCase| Name::ptr_eq(&c.name, case) || c.name == *case;
                 if let Some(found) = cases.iter().filter(named).find(|c| !c.is_constant) {
                     self.charge_node(cx, node)?;
-                    return Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&found.type_name)), Vec::new()))));
+                    return Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), Vec::new())));
                 }
             }
         }
@@ -1884,12 +1884,12 @@ impl<'p> Machine<'p> {
         if update_target.is_some() {
             let fields_out = self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name));
             self.recycle_fields(input);
-            return Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), fields_out?))));
+            return Ok(Value::Record(Record::new_rc(Some(Name::clone(&declaration.name)), fields_out?)));
         }
         let mut frame = Frame::new();
         let fields_out = self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false);
         self.recycle_fields(input);
-        Ok(Value::Record(Rc::new(Record::normalized(Name::clone(&declaration.name), fields_out?, module, decl))))
+        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), fields_out?, module, decl)))
     }
 
     /// A construction that writes every field of its record (`record`: module, declaration and
@@ -1932,7 +1932,7 @@ impl<'p> Machine<'p> {
                 kept
             });
         }
-        Ok(Value::Record(Rc::new(Record::normalized(Name::clone(type_name), out, module, decl))))
+        Ok(Value::Record(Record::normalized_rc(Name::clone(type_name), out, module, decl)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1967,7 +1967,7 @@ impl<'p> Machine<'p> {
             self.normalize_owned_fields(ucx, &found.fields, &mut input, &mut frame, &Path::Root(&found.type_name), false);
         self.recycle_fields(input);
         let fields = fields?;
-        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&found.type_name)), fields))))
+        Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), fields)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1999,7 +1999,7 @@ impl<'p> Machine<'p> {
         for (prop, handler) in handlers {
             set_field(&mut out, prop, handler);
         }
-        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(&declaration.name)), out))))
+        Ok(Value::Record(Record::new_rc(Some(Name::clone(&declaration.name)), out)))
     }
 }
 

@@ -295,7 +295,7 @@ impl<'p> Machine<'p> {
                     return Err(boundary(format!("Expected {path} to be a {display}, got '{tn}'.")));
                 }
                 let fields = self.normalize_patch_fields(dcx, fields, &record.fields.as_slice(), path)?;
-                Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(display)), fields))))
+                Ok(Value::Record(Record::new_rc(Some(Name::clone(display)), fields)))
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(&value, path)?;
@@ -306,7 +306,7 @@ impl<'p> Machine<'p> {
                     let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
                     let mut frame = Frame::new();
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                    return Ok(Value::Record(Rc::new(Record::new(Some(tn), fields))));
+                    return Ok(Value::Record(Record::new_rc(Some(tn), fields)));
                 }
                 // Nothing is an instance of an abstract record, not even a value built as one
                 // (which only an altered image can build).
@@ -326,7 +326,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                Ok(Value::Record(Rc::new(Record::normalized(Name::clone(display), fields, module, decl))))
+                Ok(Value::Record(Record::normalized_rc(Name::clone(display), fields, module, decl)))
             }
             CDeclKind::Union { cases, .. } => {
                 if let Some(text) = value.as_text() {
@@ -347,7 +347,7 @@ impl<'p> Machine<'p> {
                 };
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, &case.fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
+                Ok(Value::Record(Record::new_rc(Some(type_name), fields)))
             }
             _ => Ok(value),
         }

@@ -293,7 +293,7 @@ impl Machine<'_> {
                     let value = self.read_host(item, depth + 1)?;
                     out.push((self.prog_name(name), value));
                 }
-                Value::Record(Rc::new(Record::new(type_name.map(|t| self.prog_name(&t)), out)))
+                Value::Record(Record::new_rc(type_name.map(|t| self.prog_name(&t)), out))
             }
         })
     }
@@ -473,7 +473,7 @@ impl Machine<'_> {
             // own, the declared field's).
             *normal = false;
             let type_name = type_name.map(|t| self.prog_name(&t));
-            return Ok(Value::Record(Rc::new(Record::new(type_name, read))));
+            return Ok(Value::Record(Record::new_rc(type_name, read)));
         }
         // Every declared field once (`at` is a permutation): put in declaration order.
         if at.iter().enumerate().any(|(i, &p)| p as usize != i) {
@@ -481,8 +481,7 @@ impl Machine<'_> {
             placed.sort_unstable_by_key(|(position, _)| *position);
             read = placed.into_iter().map(|(_, field)| field).collect();
         }
-        let record = Record::normalized(Name::clone(&declaration.name), read, decl_module, decl);
-        Ok(Value::Record(Rc::new(record)))
+        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), read, decl_module, decl)))
     }
 }
 

@@ -8,7 +8,6 @@
 //! host would hand it in (a record's fields in byte order of their names). A refusal names the
 //! node's declaration and span.
 
-use std::rc::Rc;
 
 use crate::error::IrResult;
 
@@ -126,7 +125,7 @@ impl Machine<'_> {
                 }
                 fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
                 let type_name = record.type_name.map(|name| self.prog_name(&name));
-                Value::Record(Rc::new(Record::new(type_name, fields)))
+                Value::Record(Record::new_rc(type_name, fields))
             }
         }
     }

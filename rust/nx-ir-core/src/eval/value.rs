@@ -537,6 +537,20 @@ impl Record {
         Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)) }
     }
 
+    /// [`Record::new`], counted. Built in the count's own allocation by a call of its own,
+    /// which hands back one pointer: a record returned whole is copied out again by the caller,
+    /// and that copy's wide loads of what the callee stored word by word stall.
+    #[inline(never)]
+    pub fn new_rc(type_name: Option<Name>, fields: Vec<(Name, Value)>) -> Rc<Record> {
+        Rc::new(Record::new(type_name, fields))
+    }
+
+    /// [`Record::normalized`], counted, as [`Record::new_rc`] builds it.
+    #[inline(never)]
+    pub fn normalized_rc(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32) -> Rc<Record> {
+        Rc::new(Record::normalized(type_name, fields, module, decl))
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         match &self.fields {
             Fields::Flat(fields) if fields.len() > INDEXED_FIELDS => self.get_indexed(fields, name),

@@ -208,7 +208,7 @@ impl<'p> Machine<'p> {
         let cx = Cx { module, decl, depth: 0 };
         let mut frame = Frame::new();
         let fields = self.normalize_fields(cx, fields, &input.fields.as_slice(), &mut frame, &Path::Root(&path.to_string()), false)?;
-        Ok(Value::Record(Rc::new(Record::new(Some(Name::clone(expected)), fields))))
+        Ok(Value::Record(Record::new_rc(Some(Name::clone(expected)), fields)))
     }
 
     /// Whether `value` is the update record of `target` (the component in schema 5, its state

@@ -190,7 +190,7 @@ pub fn construct_component_descriptor_with<K: HostValueSink>(
             super::value::set_field(&mut out, prop, handler);
         }
         machine.stop_long_run();
-        let record = Value::Record(Rc::new(Record::new(Some(Name::clone(&decl.name)), out)));
+        let record = Value::Record(Record::new_rc(Some(Name::clone(&decl.name)), out));
         machine.write(cx, &record, sink)
     })
 }
@@ -345,7 +345,7 @@ fn resolve_in(
                     changed.get_or_insert_with(|| record.fields.to_vec())[at].1 = resolved;
                 }
             }
-            Ok(changed.map(|fields| Value::Record(Rc::new(Record::new(record.type_name.clone(), fields)))))
+            Ok(changed.map(|fields| Value::Record(Record::new_rc(record.type_name.clone(), fields))))
         }
         _ => Ok(None),
     }

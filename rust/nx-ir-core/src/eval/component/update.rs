@@ -125,7 +125,7 @@ pub fn diff(before: &HostValue, after: &HostValue) -> IrResult<HostValue> {
             }
         }
         let type_name = machine.update_name(&name_of(before));
-        Ok(Value::Record(Rc::new(Record::new(Some(type_name), fields))))
+        Ok(Value::Record(Record::new_rc(Some(type_name), fields)))
     })
 }
 
