@@ -1874,7 +1874,10 @@ impl<'p> Machine<'p> {
         };
         if update_target.is_none() && content.is_empty() && prog.shortcuts {
             // A spread is no field, so a list holding one is never every field written.
-            if let Some(places) = every_field_written(props.0, fields) {
+            // Filled in place (not returned): an array written byte by byte and then copied
+            // whole stalls on the copy.
+            let mut places = [0u8; WHOLE_FIELDS];
+            if every_field_written(props.0, fields, &mut places) {
                 let record = (module, decl, &declaration.name);
                 return self.construct_whole(cx, frame, record, fields, props.0, &places, name);
             }
@@ -1912,17 +1915,21 @@ impl<'p> Machine<'p> {
         self.tally(count * (count + 1));
         let mut out: Vec<(Name, Value)> = fields.iter().map(|f| (Name::clone(&f.name), Value::Bool(false))).collect();
         for ((_, node), &place) in props.iter().zip(places) {
-            out[place as usize].1 = self.eval(cx, frame, *node)?;
+            let value = self.eval(cx, frame, *node)?;
+            // Stored before the placeholder is dropped, so the value is not spilled across the
+            // drop call and read back whole.
+            drop(Value::swap_in(&mut out[place as usize].1, value));
         }
         self.tally((count + 1) * (count + 1));
         let rcx = Cx { module, decl, depth: cx.depth };
         let root = Path::Root(name);
         let mut emptied = false;
         for ((_, slot), field) in out.iter_mut().zip(fields) {
-            let value = std::mem::replace(slot, Value::Bool(false));
+            let value = Value::swap_in(slot, Value::Bool(false));
             let value = self.normalize(rcx, field.ty, value, &Path::Field(&root, &field.name))?;
             emptied |= !self.stored(module, field.ty, &value);
-            *slot = value;
+            // The slot holds the placeholder put there above: a boolean, nothing to drop.
+            std::mem::forget(Value::swap_in(slot, value));
         }
         if emptied {
             let mut at = 0;
@@ -2117,21 +2124,20 @@ const WHOLE_FIELDS: usize = 16;
 /// Where each property of a construction goes among its record's fields, when the properties
 /// are the fields, each written once, none with a default (so none is evaluated or bound).
 #[inline]
-fn every_field_written(props: &[(Name, u32)], fields: &[CField]) -> Option<[u8; WHOLE_FIELDS]> {
+fn every_field_written(props: &[(Name, u32)], fields: &[CField], places: &mut [u8; WHOLE_FIELDS]) -> bool {
     if props.len() != fields.len() || fields.len() > WHOLE_FIELDS {
-        return None;
+        return false;
     }
-    let mut places = [0u8; WHOLE_FIELDS];
     let mut written = 0u32;
     for ((name, _), place) in props.iter().zip(places.iter_mut()) {
-        let at = fields.iter().position(|field| Name::ptr_eq(name, &field.name))?;
+        let Some(at) = fields.iter().position(|field| Name::ptr_eq(name, &field.name)) else { return false };
         if fields[at].default.is_some() || written & (1 << at) != 0 {
-            return None;
+            return false;
         }
         written |= 1 << at;
         *place = at as u8;
     }
-    Some(places)
+    true
 }
 
 /// The declaration position of the first field named `name`, `order` being the positions sorted

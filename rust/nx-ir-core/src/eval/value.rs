@@ -438,6 +438,32 @@ impl Value {
         unsafe { std::mem::transmute::<[u64; 2], Value>([0, u64::from_ne_bytes([u8::from(b), 0, 0, 0, 0, 0, 0, 0])]) }
     }
 
+    /// Puts `value` in `place` and returns what was there, each moved as its two words in
+    /// registers: a value moved whole goes through a 16-byte copy, which stalls where the
+    /// value was just stored in two halves (as a call's result is).
+    #[inline(always)]
+    pub fn swap_in(place: &mut Value, value: Value) -> Value {
+        use std::mem::MaybeUninit;
+        let value = std::mem::ManuallyDrop::new(value);
+        // SAFETY: `Value` is 16 bytes (asserted below), so both are two words, copied as
+        // `MaybeUninit` (a boolean's padding is never read as an integer); `place` gets the
+        // new value's bytes and the old bytes move out to the result, so each value has one
+        // owner afterwards.
+        unsafe {
+            let src = (&*value as *const Value).cast::<MaybeUninit<u64>>();
+            let dst = (place as *mut Value).cast::<MaybeUninit<u64>>();
+            let (a, b) = (src.read(), src.add(1).read());
+            let (c, d) = (dst.read(), dst.add(1).read());
+            dst.write(a);
+            dst.add(1).write(b);
+            let mut old = MaybeUninit::<Value>::uninit();
+            let out = old.as_mut_ptr().cast::<MaybeUninit<u64>>();
+            out.write(c);
+            out.add(1).write(d);
+            old.assume_init()
+        }
+    }
+
     /// The empty value (shared, no allocation).
     #[inline]
     pub fn empty() -> Value {
@@ -660,6 +686,7 @@ const _: () = assert!(std::mem::size_of::<Fields>() == 24);
 #[cfg(test)]
 mod tests {
     use super::{int_digits, Value};
+    use std::rc::Rc;
 
     #[test]
     fn bool_is_the_boolean_variant() {
@@ -667,6 +694,25 @@ mod tests {
             assert!(matches!(Value::bool(b), Value::Bool(x) if x == b));
             assert!(matches!(Value::bool(b).clone(), Value::Bool(x) if x == b));
         }
+    }
+
+    #[test]
+    fn swap_in_moves_both_values_once() {
+        let items = Rc::new(vec![Value::Int(1)]);
+        let mut place = Value::Seq(Rc::clone(&items));
+        let old = Value::swap_in(&mut place, Value::Float(2.5));
+        assert!(matches!(place, Value::Float(f) if f == 2.5));
+        assert!(matches!(&old, Value::Seq(held) if Rc::ptr_eq(held, &items)));
+        // Neither copied nor dropped: the list is held by `items` and `old` alone.
+        assert_eq!(Rc::strong_count(&items), 2);
+        let back = Value::swap_in(&mut place, old);
+        assert!(matches!(back, Value::Float(f) if f == 2.5));
+        assert_eq!(Rc::strong_count(&items), 2);
+        drop(place);
+        assert_eq!(Rc::strong_count(&items), 1);
+        let mut place = Value::bool(true);
+        assert!(matches!(Value::swap_in(&mut place, Value::Bool(false)), Value::Bool(true)));
+        assert!(matches!(place, Value::Bool(false)));
     }
 
     #[test]
