@@ -438,9 +438,10 @@ impl Value {
         unsafe { std::mem::transmute::<[u64; 2], Value>([0, u64::from_ne_bytes([u8::from(b), 0, 0, 0, 0, 0, 0, 0])]) }
     }
 
-    /// Puts `value` in `place` and returns what was there, each moved as its two words in
-    /// registers: a value moved whole goes through a 16-byte copy, which stalls where the
-    /// value was just stored in two halves (as a call's result is).
+    /// Puts `value` in `place` and returns what was there, copying each as two 8-byte words: a
+    /// value moved whole is a 16-byte copy, whose load stalls where the value was just stored
+    /// in two halves (as a call's result is). The compiler may still merge the two reads of
+    /// `place` into one load.
     #[inline(always)]
     pub fn swap_in(place: &mut Value, value: Value) -> Value {
         use std::mem::MaybeUninit;
