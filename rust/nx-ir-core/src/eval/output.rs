@@ -299,8 +299,6 @@ impl Machine<'_> {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<IrResult<Value>>() == 16);
-
 /// A host record's members matched to a record declaration's fields: at most this many fields
 /// (a bit each in a `u64`); a larger declaration is read as [`Machine::read_host`] reads.
 const MATCHED_FIELDS: usize = 64;

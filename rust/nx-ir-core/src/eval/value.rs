@@ -557,13 +557,6 @@ impl Record {
         Record { type_name, fields, index: OnceCell::new(), normal_of: None }
     }
 
-    /// A record whose fields are the full normalization (defaults filled, every value checked)
-    /// of the record declaration `decl` of `module`.
-    #[inline]
-    pub fn normalized(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32) -> Record {
-        Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)) }
-    }
-
     /// [`Record::new`], counted. Built in the count's own allocation by a call of its own,
     /// which hands back one pointer: a record returned whole is copied out again by the caller,
     /// and that copy's wide loads of what the callee stored word by word stall.
@@ -572,10 +565,11 @@ impl Record {
         Rc::new(Record::new(type_name, fields))
     }
 
-    /// [`Record::normalized`], counted, as [`Record::new_rc`] builds it.
+    /// A record whose fields are the full normalization (defaults filled, every value checked)
+    /// of the record declaration `decl` of `module`, counted, as [`Record::new_rc`] builds it.
     #[inline(never)]
     pub fn normalized_rc(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32) -> Rc<Record> {
-        Rc::new(Record::normalized(type_name, fields, module, decl))
+        Rc::new(Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)) })
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
@@ -680,6 +674,8 @@ pub(crate) fn text_cost(text: &str) -> u64 {
 
 // A value, and a value or nothing (a frame slot, an argument place), are two words.
 const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::size_of::<Option<Value>>() == 16);
+// A result carrying a value is no larger than the value (the error is one word).
+const _: () = assert!(std::mem::size_of::<crate::error::IrResult<Value>>() == 16);
 
 // Flat or wide, a record's fields are three words.
 const _: () = assert!(std::mem::size_of::<Fields>() == 24);
