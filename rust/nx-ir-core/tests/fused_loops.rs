@@ -9,7 +9,7 @@ use std::cell::Cell;
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::error::codes;
 use nx_ir_core::eval::{
-    evaluate_function_hooked, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, LongRunNext, ModelProgram, Usage,
+    evaluate_function_hooked, last_call_work, CompiledProgram, HostCall, HostValue, HostValueBuilder, Limits, LongRun, LongRunNext, ModelProgram, Usage,
 };
 
 const RANGE: &str = "<@nx/prelude.nx:Range end=n endInclusive=false start=s />";
@@ -29,13 +29,30 @@ const LOOPS: [(&str, &str, &str); 9] = [
     ("atLeast", RANGE, "(k ge i)"),
 ];
 
+/// (name, range, body): loops that join a text literal and the loop variable's text, which run
+/// fused (`Machine::run_fused_text`) when the literal is short enough that the join has no
+/// length cost: 43 bytes at most, with 20 of digits and sign, under 64. `long` is one byte past
+/// that and runs through the general loop in both twins.
+const TEXT_LOOPS: [(&str, &str, &str); 5] = [
+    ("items", RANGE, r#"("item " concat text<int>(i))"#),
+    ("widened", INCLUSIVE, r#"("v=" concat text<float64>(i))"#),
+    ("accented", RANGE, r#"("caf\u00e9 " concat text<int>(i))"#),
+    ("bare", RANGE, r#"("" concat text<int>(i))"#),
+    ("long", RANGE, r#"("a literal of forty-four bytes, one too many!" concat text<int>(i))"#),
+];
+
+/// Every loop of both tables.
+fn all_loops() -> impl Iterator<Item = &'static (&'static str, &'static str, &'static str)> {
+    LOOPS.iter().chain(TEXT_LOOPS.iter())
+}
+
 fn program() -> CompiledProgram {
     let mut text = String::from(
         "module fused.nx fingerprint 1\nlinks @nx/prelude.nx version \"1\" fingerprint 16429037828798365428\nrequires ranges-v1\n",
     );
-    let names: Vec<String> = LOOPS.iter().flat_map(|(name, _, _)| [name.to_string(), format!("{name}Indexed")]).collect();
+    let names: Vec<String> = all_loops().flat_map(|(name, _, _)| [name.to_string(), format!("{name}Indexed")]).collect();
     text.push_str(&format!("entrypoints functions [{}] components []\n", names.join(" ")));
-    for (name, range, body) in LOOPS {
+    for (name, range, body) in all_loops() {
         text.push_str(&format!("\nfunction {name}(s: int, n: int, k: int) =\n  for i in {range} yield\n    {body}\n"));
         text.push_str(&format!("\nfunction {name}Indexed(s: int, n: int, k: int) =\n  for i, at in {range} yield\n    {body}\n"));
     }
@@ -49,6 +66,8 @@ struct Outcome {
     value: Result<HostValue, (String, Option<String>)>,
     usage: Usage,
     hooks: u32,
+    /// The evaluator's work counter (`last_call_work`).
+    work: u64,
 }
 
 fn run(program: &CompiledProgram, name: &str, args: [i64; 3], limits: &Limits, hook_after: Option<u64>) -> Outcome {
@@ -63,20 +82,22 @@ fn run(program: &CompiledProgram, name: &str, args: [i64; 3], limits: &Limits, h
     let mut usage = Usage::default();
     let value = evaluate_function_hooked(program, name, &args, limits, &mut HostValueBuilder, &mut usage, host)
         .map_err(|e| (e.code().to_string(), e.diagnostics[0].declaration.clone()));
-    Outcome { value, usage, hooks: hooks.get() }
+    Outcome { value, usage, hooks: hooks.get(), work: last_call_work() }
 }
 
 #[test]
 fn a_fused_loop_agrees_with_the_general_one_at_every_budget() {
     let program = program();
-    for (name, _, _) in LOOPS {
+    for (name, _, _) in all_loops() {
         let indexed = format!("{name}Indexed");
-        for args in [[0, 0, 4], [0, 1, 4], [-3, 9, 2], [5, 40, -7], [i64::MAX - 6, i64::MAX - 1, 3]] {
+        for args in [[0, 0, 4], [0, 1, 4], [-3, 9, 2], [5, 40, -7], [i64::MAX - 6, i64::MAX - 1, 3], [i64::MIN, i64::MIN + 3, 0]] {
             let full = run(&program, name, args, &Limits::with_budget(u64::MAX), None);
             let general = run(&program, &indexed, args, &Limits::with_budget(u64::MAX), None);
             assert!(full.value.is_ok(), "{name}{args:?}: {:?}", full.value);
             assert_eq!(full.value, general.value, "{name}{args:?}");
             assert_eq!(full.usage, general.usage, "{name}{args:?}");
+            // The same work counted (every text joined and item placed), which the work bound holds.
+            assert_eq!(full.work, general.work, "{name}{args:?}");
             let total = full.usage.operations.unwrap();
             for budget in 0..total {
                 let fused = run(&program, name, args, &Limits::with_budget(budget), None);
@@ -84,8 +105,11 @@ fn a_fused_loop_agrees_with_the_general_one_at_every_budget() {
                 let (code, declaration) = fused.value.expect_err("over budget");
                 assert_eq!(code, codes::RESOURCE_LIMIT, "{name}{args:?} at {budget}");
                 // Every charge of these loops (evaluating and writing) is 1, so a budget runs out
-                // with all of it used.
-                assert_eq!(fused.usage.operations, Some(budget), "{name}{args:?} at {budget}");
+                // with all of it used; but `long`'s texts of 64 bytes and more, which cost 1 more
+                // each to join and to write.
+                if *name != "long" {
+                    assert_eq!(fused.usage.operations, Some(budget), "{name}{args:?} at {budget}");
+                }
                 let (general_code, general_declaration) = general.value.unwrap_err();
                 assert_eq!((code, fused.usage), (general_code, general.usage), "{name}{args:?} at {budget}");
                 // The indexed twin is another declaration: the same function by name.
@@ -147,7 +171,7 @@ fn run_polled(program: &CompiledProgram, name: &str, args: [i64; 3], limits: &Li
     let mut usage = Usage::default();
     let value = evaluate_function_hooked(program, name, &args, limits, &mut HostValueBuilder, &mut usage, host)
         .map_err(|e| (e.code().to_string(), e.diagnostics[0].declaration.clone()));
-    Outcome { value, usage, hooks: hooks.get() }
+    Outcome { value, usage, hooks: hooks.get(), work: last_call_work() }
 }
 
 #[test]
@@ -156,7 +180,7 @@ fn a_hook_run_again_and_again_changes_no_charge() {
     // the fused loop and its general twin give the same value, usage and failures at every
     // budget, and run the hook as often, whatever the interval.
     let program = program();
-    for (name, _, _) in LOOPS {
+    for (name, _, _) in all_loops() {
         let indexed = format!("{name}Indexed");
         let args = [-3, 9, 2];
         let full = run(&program, name, args, &Limits::with_budget(u64::MAX), None);
@@ -180,7 +204,7 @@ fn a_hook_run_again_and_again_changes_no_charge() {
 #[test]
 fn a_hook_that_stops_ends_the_evaluation_with_a_code() {
     let program = program();
-    for (name, _, _) in LOOPS {
+    for (name, _, _) in all_loops() {
         let indexed = format!("{name}Indexed");
         let args = [0, 40, 3];
         for stop_at in [1, 2, 5] {
@@ -193,6 +217,58 @@ fn a_hook_that_stops_ends_the_evaluation_with_a_code() {
             assert_eq!((general.value.unwrap_err().0, general.usage), (code, stopped.usage), "{name} stopped at run {stop_at}");
             // Stopped where the hook ran: 3 operations, then 4 more for each run after the first.
             assert_eq!(stopped.usage.operations, Some(3 + 4 * u64::from(stop_at - 1)), "{name} stopped at run {stop_at}");
+        }
+    }
+}
+
+#[test]
+fn a_fused_text_loop_computes_the_texts_of_its_items() {
+    // ir-format §4.4: an integer's text is its decimal digits with a leading '-' when negative;
+    // its float64 form is the same for an integer this small.
+    let program = program();
+    let texts = |name: &str, args: [i64; 3]| match run(&program, name, args, &Limits::default(), None).value.unwrap() {
+        HostValue::List(items) => items,
+        other => vec![other],
+    };
+    let strs = |items: &[&str]| items.iter().map(|s| HostValue::Str(s.to_string())).collect::<Vec<_>>();
+    assert_eq!(texts("items", [-2, 2, 0]), strs(&["item -2", "item -1", "item 0", "item 1"]));
+    assert_eq!(texts("widened", [9, 11, 0]), strs(&["v=9", "v=10", "v=11"]));
+    assert_eq!(texts("accented", [0, 2, 0]), strs(&["caf\u{e9} 0", "caf\u{e9} 1"]));
+    assert_eq!(texts("bare", [i64::MIN, i64::MIN + 1, 0]), strs(&["-9223372036854775808"]));
+    assert_eq!(texts("items", [i64::MAX - 1, i64::MAX, 0]), strs(&["item 9223372036854775806"]));
+}
+
+#[test]
+fn a_fused_text_loop_meets_the_memory_ceiling_where_the_general_one_does() {
+    // Every ceiling from none to past what the call allocates: the same value or failure (the
+    // same limit, at the same declaration), the same operations and the same work.
+    let program = program();
+    for (name, _, _) in TEXT_LOOPS {
+        let indexed = format!("{name}Indexed");
+        for args in [[0, 12, 0], [-5, 5, 0], [i64::MIN, i64::MIN + 4, 0]] {
+            let mut failures = 0;
+            for max_memory in 0..1_500 {
+                let limits = Limits { max_memory, ..Limits::with_budget(u64::MAX) };
+                let fused = run(&program, name, args, &limits, None);
+                let general = run(&program, &indexed, args, &limits, None);
+                assert_eq!(fused.usage, general.usage, "{name}{args:?} under {max_memory} bytes");
+                assert_eq!(fused.work, general.work, "{name}{args:?} under {max_memory} bytes");
+                match (&fused.value, &general.value) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}{args:?} under {max_memory} bytes"),
+                    (Err((code, declaration)), Err((general_code, general_declaration))) => {
+                        failures += 1;
+                        assert_eq!(code, codes::RESOURCE_LIMIT, "{name}{args:?} under {max_memory} bytes");
+                        assert_eq!(code, general_code);
+                        assert_eq!(
+                            declaration.as_ref().map(|d| d.replace("Indexed", "")),
+                            general_declaration.as_ref().map(|d| d.replace("Indexed", ""))
+                        );
+                    }
+                    (a, b) => panic!("{name}{args:?} under {max_memory} bytes: {a:?} against {b:?}"),
+                }
+            }
+            // The sweep reaches both sides of the ceiling.
+            assert!(failures > 0 && failures < 1_500, "{name}{args:?}: {failures} failures");
         }
     }
 }

@@ -1466,8 +1466,23 @@ impl<'p> Machine<'p> {
             (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs),
             _ => None,
         };
+        let fused_text = match (leaf_body, index_slot) {
+            (Some((BinOp::Concat, lhs, rhs)), None) => self.fused_text(cx, item, lhs, rhs),
+            _ => None,
+        };
         let mut position = 0;
         while position < count {
+            if let Some(text) = fused_text {
+                let done = self.run_fused_text(text, start, position, count, &mut out);
+                if done > 0 {
+                    position += done;
+                    let last = (start as i128 + position as i128 - 1) as i64;
+                    self.bind(frame, item, Value::Int(last))?;
+                    if position == count {
+                        break;
+                    }
+                }
+            }
             if let Some(fused) = fused {
                 let done = self.run_fused(fused, start, position, count, &mut out);
                 if done > 0 {
@@ -1561,6 +1576,67 @@ impl<'p> Machine<'p> {
         self.remaining -= runs * CHARGES;
         self.tally(runs);
         runs
+    }
+
+    /// A loop body that joins a text literal and the loop variable's decimal text (`"item " +
+    /// i`, the literal first, a text conversion of form `int` or `float64`), short enough that
+    /// the join has no length cost (ir-format §4.3: a text's cost is its UTF-16 length over 64),
+    /// with every per-iteration check passing at this nesting level and stack position: it is
+    /// run by [`Machine::run_fused_text`]. The general loop computes such a body through
+    /// [`Machine::concat_literal_int`]; this makes the same texts and charges without it.
+    fn fused_text(&self, cx: Cx, item: u32, lhs: u32, rhs: u32) -> Option<FusedText<'p>> {
+        // The concat node at this level, its operands one deeper, the conversion's operand one
+        // further: all within the nesting limit and the stack, which no iteration changes.
+        if self.nesting + 2 >= MAX_EXPRESSION_NESTING || !self.stack_ok() {
+            return None;
+        }
+        let prog: &'p CompiledProgram = self.prog;
+        let nodes = &prog.modules.get(cx.module as usize)?.nodes;
+        let CNode::Str(literal) = nodes.get(lhs as usize)? else { return None };
+        let CNode::Text { operand, form: TextForm::Int | TextForm::Float64 } = nodes.get(rhs as usize)? else {
+            return None;
+        };
+        if !matches!(nodes.get(*operand as usize)?, CNode::Slot { slot, .. } if *slot == item) {
+            return None;
+        }
+        // With the literal's bytes (at least its UTF-16 units) and 20 bytes of digits and sign
+        // under 64, the join costs nothing past its node and counts one unit of work.
+        if literal.len() + 20 >= 64 {
+            return None;
+        }
+        Some(FusedText { literal })
+    }
+
+    /// Runs iterations `position..count` of a fused text body for as long as each takes only
+    /// fast paths in the general loop (the concat node, its two operands, the conversion's
+    /// operand and the placed item, 5 operations charged while the budget is above the
+    /// long-run mark; the text and the item within the memory ceiling) and returns how many
+    /// ran: the same texts, charges, work and memory as the general loop, which takes the
+    /// iteration where a charge or the ceiling could fail or a long-run hook is due.
+    fn run_fused_text(&mut self, body: FusedText<'p>, start: i64, position: u64, count: u64, out: &mut Vec<Value>) -> u64 {
+        const CHARGES: u64 = 5;
+        let runs = (count - position).min(self.remaining.saturating_sub(self.mark) / CHARGES);
+        let first = (start as i128 + position as i128) as i64;
+        let literal = body.literal;
+        let ascii = literal.is_ascii();
+        let mut digits = [0u8; 20];
+        let mut done = 0;
+        while done < runs {
+            let text = int_digits(first.wrapping_add(done as i64), &mut digits);
+            let bytes = (literal.len() + text.len()) as u64;
+            // The text and then its place in the list, as the general loop counts them.
+            let allocated = self.allocated.saturating_add(bytes).saturating_add(ITEM_BYTES);
+            if allocated > self.limits.max_memory {
+                break;
+            }
+            self.allocated = allocated;
+            out.push(Value::Str(Text::concat(literal, text, ascii)));
+            done += 1;
+        }
+        self.remaining -= done * CHARGES;
+        // Each join one unit of work, each placed item one.
+        self.tally(2 * done);
+        done
     }
 
     // ---- patterns ---------------------------------------------------------------------------
@@ -2103,6 +2179,12 @@ struct FusedBody {
     op: BinOp,
     lhs: Operand,
     rhs: Operand,
+}
+
+/// A loop body fused by [`Machine::fused_text`]: the literal joined to the loop variable's text.
+#[derive(Clone, Copy)]
+struct FusedText<'p> {
+    literal: &'p Text,
 }
 
 /// Argument places held on the stack (more go on the heap).
