@@ -2,7 +2,9 @@
 //! (`benches/programs/workloads.nxir.txt`) and concat shapes around them (a text literal and an
 //! integer leaf's text, which nx-ir-core computes in the loop itself; a non-ASCII literal; a
 //! literal long enough for a text cost; a computed operand; a float form of an integer; a
-//! general concat), evaluated by nx-ir-core and by `nx-ir-runtime` 0.10.0 on the same image
+//! general concat; a list mixing integers, a literal, short ASCII, non-ASCII and 63- and
+//! 64-byte texts, as the result's writing charges each), evaluated by nx-ir-core and by
+//! `nx-ir-runtime` 0.10.0 on the same image
 //! under every budget from none to enough: the same value, the same operations used, and the
 //! same failure at the same point when the budget runs out.
 
@@ -12,7 +14,7 @@ use nx_ir_core::assemble::{assemble_image, AssembleOptions};
 const SHAPES: &str = r#"module strings.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1
-entrypoints functions [accented long scaled widened joined] components []
+entrypoints functions [accented long scaled widened joined mixed] components []
 
 function accented(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -33,6 +35,22 @@ function widened(n: int) =
 function joined(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     (("a" concat text<int>(i)) concat "\u00e9")
+
+function mixed(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    if ((i imod 5) eq 0) then
+      i
+    else
+      if ((i imod 5) eq 1) then
+        "a literal"
+      else
+        if ((i imod 5) eq 2) then
+          ("x" concat text<int>(i))
+        else
+          if ((i imod 5) eq 3) then
+            ("caf\u00e9" concat text<int>(i))
+          else
+            ("sixty-four bytes or more, which the writing charges more for: " concat text<int>(i))
 "#;
 
 fn workloads() -> String {
@@ -74,6 +92,6 @@ fn the_benches_string_loops_agree_with_the_reference_under_every_budget() {
 
 #[test]
 fn concat_shapes_in_loops_agree_with_the_reference_under_every_budget() {
-    let compared = agree(SHAPES, &["accented", "long", "scaled", "widened", "joined"], &[0, 1, 3, 25]);
+    let compared = agree(SHAPES, &["accented", "long", "scaled", "widened", "joined", "mixed"], &[0, 1, 3, 25]);
     println!("string loops (shapes): {compared} calls, 0 disagreements");
 }

@@ -212,15 +212,21 @@ impl Machine<'_> {
     /// The items of a list written for the host (the list's own charge already made).
     fn write_items<S: HostValueSink>(&mut self, cx: Cx, items: &[Value], sink: &mut S) -> IrResult<S::Out> {
         let mut scalars = true;
-        // An integer item is written in place: it nests nothing, so the stack check its own
-        // call would make is the one this call already made. Its charge of 1 is counted in
-        // `batched` while it would take the fast path (fewer than `room` pending), and taken
-        // from the budget before anything else charges: the same charges, at the same points,
-        // as one at a time.
+        // An integer item, or an ASCII text of fewer than 64 bytes that is no program literal,
+        // is written in place: it nests nothing, so the stack check its own call would make is
+        // the one this call already made, and its charge is 1 (with its unit of work), as
+        // `write` charges it. That charge is counted in `batched` while it would take the fast
+        // path (fewer than `room` pending), and taken from the budget before anything else
+        // charges: the same charges, at the same points, as one at a time.
         let mut room = self.fast_room();
         let mut batched = 0u64;
-        let written = sink.list_of(items.len(), |sink, at| match &items[at] {
-            Value::Int(i) => {
+        let written = sink.list_of(items.len(), |sink, at| {
+            let item = &items[at];
+            let short_text = match item {
+                Value::Str(text) => in_place(text),
+                _ => None,
+            };
+            if matches!(item, Value::Int(_)) || short_text.is_some() {
                 if batched < room {
                     batched += 1;
                 } else {
@@ -231,15 +237,19 @@ impl Machine<'_> {
                     self.tally(1);
                     room = self.fast_room();
                 }
-                sink.int(*i)
+                if let Some(text) = short_text {
+                    scalars = false;
+                    return sink.ascii_str(text);
+                }
+                if let Value::Int(i) = item {
+                    return sink.int(*i);
+                }
             }
-            other => {
-                self.take_fast(std::mem::take(&mut batched));
-                scalars &= matches!(other, Value::Bool(_) | Value::Float(_));
-                let out = self.write(cx, other, sink);
-                room = self.fast_room();
-                out
-            }
+            self.take_fast(std::mem::take(&mut batched));
+            scalars &= matches!(item, Value::Bool(_) | Value::Float(_));
+            let out = self.write(cx, item, sink);
+            room = self.fast_room();
+            out
         });
         self.take_fast(batched);
         self.wrote_scalar_list = scalars;
@@ -492,4 +502,11 @@ fn byte_order(a: &str, b: &str) -> std::cmp::Ordering {
         std::cmp::Ordering::Equal => a.cmp(b),
         other => other,
     }
+}
+
+/// A text [`Machine::write_items`] writes in place: one `write` would give the sink's
+/// `ascii_str` at a charge of 1 (ASCII, no program literal, under 64 bytes).
+#[inline(always)]
+fn in_place(text: &Text) -> Option<&str> {
+    (text.len() < 64 && text.is_ascii() && !text.is_shared()).then_some(&**text)
 }
