@@ -296,6 +296,21 @@ def _loop(
             steps.append(f"n {n1:,} → {n2:,} (×{n2 // n1:,}): time ×{factor:,.1f}, exponent {exponent:.2f}")
         out += ["", "How nx-agent's time grows with n (exponent 1 = linear): " + "; ".join(steps) + "."]
     out += ["", "nx-agent's time includes building the Python list of results."]
+    general = {n: results.find(f"{workload}_general", NX, n=n) for n in sizes}
+    if any(general.values()):
+        cells = [
+            f"{duration(median(bench))} at n = {n:,} (×{median(bench) / median(ours[n]):.2f})"
+            for n, bench in general.items()
+            if bench is not None and ours[n] is not None
+        ]
+        out += [
+            "",
+            "nx-agent runs this loop fused (its body computed without the per-node path, the same "
+            "charges made); the same loop through the general interpreter (with an index variable "
+            "it never reads, which the fused path does not take), against the fused time: "
+            + "; ".join(cells)
+            + ".",
+        ]
     out += _paired(results, metered, workload)
     gaps = [f"- {engine}: {text}" for engine, per in notes.items() if (text := per.get(workload))]
     if gaps:
@@ -496,13 +511,17 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
         return []
     behind: list[str] = []
     per_op: list[str] = []
-    worst_op = 0.0
+    fused_op: list[str] = []
     for workload, n in cases:
         ours = results.find(workload, NX, n=n)
         if ours is None:
             continue
         ns = median(ours) / ours["extra_info"]["operations"] * 1e9
-        worst_op = max(worst_op, ns)
+        # The items loop runs fused; the target is judged on its general-path twin's figure.
+        general = results.find("items_general", NX, n=n) if workload == "items" else None
+        if general is not None:
+            fused_op.append(f"{n:,}: {ns:.1f}")
+            ns = median(general) / general["extra_info"]["operations"] * 1e9
         per_op.append(f"{workload} {n:,}: {ns:.1f}")
         for bench in results.of(workload):
             info = bench["extra_info"]
@@ -536,14 +555,24 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
             f"- At least {MIN_REFERENCE_RATIO:.0f}× the reference runtime (its evaluation alone against "
             f"nx-agent from Python end to end): {verdict} ({', '.join(figures)})."
         )
+    figures = [float(p.split(": ")[1]) for p in per_op]
+    worst_op = max(figures, default=0.0)
     verdict = "met" if worst_op <= MAX_GENERAL_NS_PER_OPERATION else "not met"
+    fused = (
+        f" The items loop itself runs fused (its body, a short text literal joined to the loop "
+        f"variable's text, is computed without the per-node path, with the same charges): "
+        f"{', '.join(fused_op)} ns/op end to end."
+        if fused_op
+        else ""
+    )
     out.append(
         f"- At most {MAX_GENERAL_NS_PER_OPERATION:.0f} ns per operation end to end on every workload "
-        f"(none of these loops is a fused one: each runs node by node through the general "
-        f"interpreter, which computes a few operand shapes in place: integer and float leaves of "
-        f"arithmetic and comparisons, and a text literal joined to an integer's text, the items "
-        f"loop's body): {verdict} ({', '.join(per_op)} ns/op; spread {worst_op / max(min(float(p.split(': ')[1]) for p in per_op), 1e-9):.1f}× "
-        "between the cheapest and the dearest workload per operation)."
+        f"through the general interpreter (node by node; it computes a few operand shapes in place: "
+        f"integer and float leaves of arithmetic and comparisons, and a text literal joined to an "
+        f"integer's text; for items, the same loop with an index variable it never reads, which "
+        f"the fused path does not take): {verdict} ({', '.join(per_op)} ns/op; spread "
+        f"{worst_op / max(min(figures, default=1.0), 1e-9):.1f}× between the cheapest and the dearest "
+        f"workload per operation).{fused}"
     )
     return out + [""]
 

@@ -176,6 +176,17 @@ def test_nx_items(benchmark: Any, n: int) -> None:
     record(benchmark, "items", NX, n, operations=result.usage["operations"])
 
 
+@pytest.mark.parametrize("n", workloads.ITEMS_SIZES)
+def test_nx_items_general(benchmark: Any, n: int) -> None:
+    """The items loop through the general interpreter (`itemsGeneral`, which the fused path
+    does not take): the same value and operations as `items`."""
+    benchmark.group = f"items general n={n}"
+    result = benchmark(nx.loop, LOOPS, "itemsGeneral", n)
+    assert result.value == workloads.items(n)
+    assert result.usage == nx.loop(LOOPS, "items", n).usage
+    record(benchmark, "items_general", NX, n, operations=result.usage["operations"])
+
+
 @pytest.mark.parametrize(("peer", "n"), peer_cases("items", workloads.ITEMS_SIZES))
 def test_peer_items(benchmark: Any, peer: Peer, n: int) -> None:
     benchmark.group = f"items n={n}"

@@ -12,12 +12,15 @@ from . import workloads
 PRELUDE_LINK = 'links @nx/prelude.nx version "1" fingerprint 16429037828798365428'
 
 #: Workloads 2 and 3: `for i in 0..n { i * i }` and `for i in 0..n { "item " + i }` (the checker
-#: wraps the int in a text conversion). Workload 5's `spin` is an agent tool: benches/programs.py.
+#: wraps the int in a text conversion). Both loops run fused (a loop body the evaluator runs
+#: without its general per-node path); `itemsGeneral` is the items loop with an index variable
+#: it never reads, which the fused path does not take: the same items and operations, through
+#: the general interpreter. Workload 5's `spin` is an agent tool: benches/programs.py.
 LOOPS = f"""\
 module bench/loops.nx fingerprint 1
 {PRELUDE_LINK}
 requires ranges-v1
-entrypoints functions [squares items] components []
+entrypoints functions [squares items itemsGeneral] components []
 
 function squares(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -25,6 +28,10 @@ function squares(n: int) =
 
 function items(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("item " concat text<int>(i))
+
+function itemsGeneral(n: int) =
+  for i, at in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     ("item " concat text<int>(i))
 """
 
