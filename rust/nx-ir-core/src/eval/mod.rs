@@ -270,7 +270,9 @@ where
 {
     begin_positional(limits, usage, args, host)?;
     let entrypoint = match entrypoint.into() {
-        EntrypointRef::Name(name) => program.entrypoint(name)?,
+        // The reference runtimes look the name up inside the call, once its input is measured:
+        // a name not found there is a call that used no operations (0 under a budget).
+        EntrypointRef::Name(name) => program.entrypoint(name).inspect_err(|_| usage.operations = limits.max_operations.map(|_| 0))?,
         EntrypointRef::Found(entrypoint) => entrypoint,
     };
     with_machine(program, limits, usage, host, |machine| {

@@ -215,6 +215,16 @@ fn division_by_zero_and_arguments() {
     assert_eq!(error.diagnostics[0].declaration, None);
     let error = evaluate_function(&program, "missing", &[], &Limits::default()).unwrap_err();
     assert_eq!(error.code(), codes::MISSING_ENTRYPOINT);
+    // As the reference runtimes report it: a call that used no operations, under a budget 0,
+    // its input measured first (ir-format §6.2: positional arguments are the sum over them, 1
+    // for the one integer).
+    for (budget, used) in [(Some(100), Some(0)), (None, None)] {
+        let mut usage = Usage::default();
+        let limits = Limits { max_operations: budget, max_input_size: Some(1_000), ..Limits::default() };
+        let error = evaluate_function_with(&program, "missing", &[Some(&HostValue::Int(1))], &limits, &mut HostValueBuilder, &mut usage);
+        assert_eq!(error.unwrap_err().code(), codes::MISSING_ENTRYPOINT);
+        assert_eq!(usage, Usage { operations: used, input_size: Some(1) });
+    }
 }
 
 #[test]
