@@ -1619,10 +1619,13 @@ impl<'p> Machine<'p> {
         let first = (start as i128 + position as i128) as i64;
         let literal = body.literal;
         let ascii = literal.is_ascii();
-        let mut digits = [0u8; 20];
+        let mut digits = DecimalCounter::new(first);
         let mut done = 0;
         while done < runs {
-            let text = int_digits(first.wrapping_add(done as i64), &mut digits);
+            if done > 0 {
+                digits.step();
+            }
+            let text = digits.text();
             let bytes = (literal.len() + text.len()) as u64;
             // The text and then its place in the list, as the general loop counts them.
             let allocated = self.allocated.saturating_add(bytes).saturating_add(ITEM_BYTES);
@@ -2181,6 +2184,62 @@ struct FusedBody {
     rhs: Operand,
 }
 
+/// The decimal text of consecutive integers: the next one's made from the last one's by adding
+/// one to its last digit and carrying, where writing each afresh takes a division per two
+/// digits. A negative value is written afresh ([`int_digits`]); so is any step the digits
+/// cannot take in place.
+struct DecimalCounter {
+    value: i64,
+    digits: [u8; 20],
+    /// Where the text starts in `digits` (it ends at the end).
+    at: usize,
+}
+
+impl DecimalCounter {
+    fn new(value: i64) -> DecimalCounter {
+        let mut counter = DecimalCounter { value, digits: [0; 20], at: 0 };
+        counter.write();
+        counter
+    }
+
+    fn write(&mut self) {
+        let len = int_digits(self.value, &mut self.digits).len();
+        self.at = self.digits.len() - len;
+    }
+
+    /// Moves to the next integer (never called past `i64::MAX`: a range's items are integers).
+    #[inline]
+    fn step(&mut self) {
+        let was = self.value;
+        self.value = was.wrapping_add(1);
+        if was < 0 {
+            return self.write();
+        }
+        let mut at = self.digits.len();
+        while let Some(next) = at.checked_sub(1).filter(|next| *next >= self.at) {
+            at = next;
+            if self.digits[at] != b'9' {
+                self.digits[at] += 1;
+                return;
+            }
+            self.digits[at] = b'0';
+        }
+        // Every digit was 9: one more in front, or written afresh where there is no room.
+        match self.at.checked_sub(1) {
+            Some(front) => {
+                self.digits[front] = b'1';
+                self.at = front;
+            }
+            None => self.write(),
+        }
+    }
+
+    fn text(&self) -> &str {
+        // SAFETY: only ASCII digits (and a leading '-' from `int_digits`) are ever written.
+        unsafe { std::str::from_utf8_unchecked(&self.digits[self.at..]) }
+    }
+}
+
 /// A loop body fused by [`Machine::fused_text`]: the literal joined to the loop variable's text.
 #[derive(Clone, Copy)]
 struct FusedText<'p> {
@@ -2228,4 +2287,29 @@ fn first_in_order(fields: &[CField], order: &[u32], name: &str) -> Option<usize>
     let at = order.partition_point(|&i| fields[i as usize].name.as_bytes() < name.as_bytes());
     let position = *order.get(at)? as usize;
     (*fields[position].name == *name).then_some(position)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DecimalCounter;
+
+    #[test]
+    fn a_decimal_counter_counts_in_decimal() {
+        // Runs across zero, every carry to a new digit up to 10^18, and up to i64::MAX, each
+        // text the integer's decimal form (Rust's own `to_string`).
+        let mut starts = vec![-1_005, i64::MIN, i64::MAX - 3];
+        starts.extend((1..=18).map(|power| 10i64.pow(power) - 3));
+        for start in starts {
+            let mut counter = DecimalCounter::new(start);
+            let mut value = start;
+            loop {
+                assert_eq!(counter.text(), value.to_string());
+                if value == i64::MAX || value > start.saturating_add(2_010) {
+                    break;
+                }
+                counter.step();
+                value += 1;
+            }
+        }
+    }
 }
