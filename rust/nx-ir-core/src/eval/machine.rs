@@ -1580,7 +1580,7 @@ impl<'p> Machine<'p> {
 
     /// A loop body that joins a text literal and the loop variable's decimal text (`"item " +
     /// i`, the literal first, a text conversion of form `int` or `float64`), short enough that
-    /// the join has no length cost (ir-format §4.3: a text's cost is its UTF-16 length over 64),
+    /// the join has no length cost (ir-format §6.1: a concat costs its UTF-16 length over 64),
     /// with every per-iteration check passing at this nesting level and stack position: it is
     /// run by [`Machine::run_fused_text`]. The general loop computes such a body through
     /// [`Machine::concat_literal_int`]; this makes the same texts and charges without it.
