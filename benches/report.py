@@ -510,7 +510,7 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
     if not cases:
         return []
     behind: list[str] = []
-    per_op: list[str] = []
+    per_op: list[tuple[str, float]] = []
     fused_op: list[str] = []
     for workload, n in cases:
         ours = results.find(workload, NX, n=n)
@@ -522,7 +522,7 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
         if general is not None:
             fused_op.append(f"{n:,}: {ns:.1f}")
             ns = median(general) / general["extra_info"]["operations"] * 1e9
-        per_op.append(f"{workload} {n:,}: {ns:.1f}")
+        per_op.append((f"{workload} {n:,}", ns))
         for bench in results.of(workload):
             info = bench["extra_info"]
             if info["engine"] in (NX, PYTHON) or info.get("n") != n:
@@ -555,7 +555,7 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
             f"- At least {MIN_REFERENCE_RATIO:.0f}× the reference runtime (its evaluation alone against "
             f"nx-agent from Python end to end): {verdict} ({', '.join(figures)})."
         )
-    figures = [float(p.split(": ")[1]) for p in per_op]
+    figures = [ns for _, ns in per_op]
     worst_op = max(figures, default=0.0)
     verdict = "met" if worst_op <= MAX_GENERAL_NS_PER_OPERATION else "not met"
     fused = (
@@ -570,7 +570,7 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
         f"through the general interpreter (node by node; it computes a few operand shapes in place: "
         f"integer and float leaves of arithmetic and comparisons, and a text literal joined to an "
         f"integer's text; for items, the same loop with an index variable it never reads, which "
-        f"the fused path does not take): {verdict} ({', '.join(per_op)} ns/op; spread "
+        f"the fused path does not take): {verdict} ({', '.join(f'{label}: {ns:.1f}' for label, ns in per_op)} ns/op; spread "
         f"{worst_op / max(min(figures, default=1.0), 1e-9):.1f}× between the cheapest and the dearest "
         f"workload per operation).{fused}"
     )

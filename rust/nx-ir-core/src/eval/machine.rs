@@ -1463,31 +1463,24 @@ impl<'p> Machine<'p> {
         let mut out = Vec::with_capacity(reserve);
         let leaf_body = self.binary_node(cx, body);
         let fused = match (leaf_body, index_slot) {
-            (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs),
-            _ => None,
-        };
-        let fused_text = match (leaf_body, index_slot) {
-            (Some((BinOp::Concat, lhs, rhs)), None) => self.fused_text(cx, item, lhs, rhs),
+            (Some((BinOp::Concat, lhs, rhs)), None) => self.fused_text(cx, item, lhs, rhs).map(Fused::Text),
+            (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs).map(Fused::Int),
             _ => None,
         };
         let mut position = 0;
         while position < count {
-            if let Some(text) = fused_text {
-                let done = self.run_fused_text(text, start, position, count, &mut out);
-                if done > 0 {
-                    position += done;
-                    let last = (start as i128 + position as i128 - 1) as i64;
-                    self.bind(frame, item, Value::Int(last))?;
-                    if position == count {
-                        break;
-                    }
-                }
-            }
             if let Some(fused) = fused {
-                let done = self.run_fused(fused, start, position, count, &mut out);
+                let done = match fused {
+                    Fused::Int(body) => {
+                        let done = self.run_fused(body, start, position, count, &mut out);
+                        // The fused items against the memory ceiling (each was paid 4 operations).
+                        self.allocate(cx, Some(index), ITEM_BYTES * done)?;
+                        done
+                    }
+                    // Each text and its place counted against the ceiling as it is made.
+                    Fused::Text(literal) => self.run_fused_text(literal, start, position, count, &mut out),
+                };
                 if done > 0 {
-                    // The fused items against the memory ceiling (each was paid 4 operations).
-                    self.allocate(cx, Some(index), ITEM_BYTES * done)?;
                     position += done;
                     let last = (start as i128 + position as i128 - 1) as i64;
                     self.bind(frame, item, Value::Int(last))?;
@@ -1584,7 +1577,7 @@ impl<'p> Machine<'p> {
     /// with every per-iteration check passing at this nesting level and stack position: it is
     /// run by [`Machine::run_fused_text`]. The general loop computes such a body through
     /// [`Machine::concat_literal_int`]; this makes the same texts and charges without it.
-    fn fused_text(&self, cx: Cx, item: u32, lhs: u32, rhs: u32) -> Option<FusedText<'p>> {
+    fn fused_text(&self, cx: Cx, item: u32, lhs: u32, rhs: u32) -> Option<&'p Text> {
         // The concat node at this level, its operands one deeper, the conversion's operand one
         // further: all within the nesting limit and the stack, which no iteration changes.
         if self.nesting + 2 >= MAX_EXPRESSION_NESTING || !self.stack_ok() {
@@ -1604,7 +1597,7 @@ impl<'p> Machine<'p> {
         if literal.len() + 20 >= 64 {
             return None;
         }
-        Some(FusedText { literal })
+        Some(literal)
     }
 
     /// Runs iterations `position..count` of a fused text body for as long as each takes only
@@ -1613,11 +1606,10 @@ impl<'p> Machine<'p> {
     /// long-run mark; the text and the item within the memory ceiling) and returns how many
     /// ran: the same texts, charges, work and memory as the general loop, which takes the
     /// iteration where a charge or the ceiling could fail or a long-run hook is due.
-    fn run_fused_text(&mut self, body: FusedText<'p>, start: i64, position: u64, count: u64, out: &mut Vec<Value>) -> u64 {
+    fn run_fused_text(&mut self, literal: &Text, start: i64, position: u64, count: u64, out: &mut Vec<Value>) -> u64 {
         const CHARGES: u64 = 5;
         let runs = (count - position).min(self.remaining.saturating_sub(self.mark) / CHARGES);
         let first = (start as i128 + position as i128) as i64;
-        let literal = body.literal;
         let ascii = literal.is_ascii();
         let mut digits = DecimalCounter::new(first);
         let mut done = 0;
@@ -2240,10 +2232,12 @@ impl DecimalCounter {
     }
 }
 
-/// A loop body fused by [`Machine::fused_text`]: the literal joined to the loop variable's text.
+/// A loop body run fused: an integer operator ([`Machine::fused_body`]), or a text literal
+/// joined to the loop variable's text ([`Machine::fused_text`]).
 #[derive(Clone, Copy)]
-struct FusedText<'p> {
-    literal: &'p Text,
+enum Fused<'p> {
+    Int(FusedBody),
+    Text(&'p Text),
 }
 
 /// Argument places held on the stack (more go on the heap).

@@ -222,11 +222,7 @@ impl Machine<'_> {
         let mut batched = 0u64;
         let written = sink.list_of(items.len(), |sink, at| {
             let item = &items[at];
-            let short_text = match item {
-                Value::Str(text) => in_place(text),
-                _ => None,
-            };
-            if matches!(item, Value::Int(_)) || short_text.is_some() {
+            if let Some(written) = in_place(item) {
                 if batched < room {
                     batched += 1;
                 } else {
@@ -237,13 +233,13 @@ impl Machine<'_> {
                     self.tally(1);
                     room = self.fast_room();
                 }
-                if let Some(text) = short_text {
-                    scalars = false;
-                    return sink.ascii_str(text);
-                }
-                if let Value::Int(i) = item {
-                    return sink.int(*i);
-                }
+                return match written {
+                    InPlace::Int(i) => sink.int(i),
+                    InPlace::Text(text) => {
+                        scalars = false;
+                        sink.ascii_str(text)
+                    }
+                };
             }
             self.take_fast(std::mem::take(&mut batched));
             scalars &= matches!(item, Value::Bool(_) | Value::Float(_));
@@ -504,9 +500,19 @@ fn byte_order(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-/// A text [`Machine::write_items`] writes in place: one `write` would give the sink's
-/// `ascii_str` at a charge of 1 (ASCII, no program literal, under 64 bytes).
+/// An item [`Machine::write_items`] writes in place.
+enum InPlace<'v> {
+    Int(i64),
+    /// A text `write` would give the sink's `ascii_str` at a charge of 1: ASCII, no program
+    /// literal, under 64 bytes.
+    Text(&'v str),
+}
+
 #[inline(always)]
-fn in_place(text: &Text) -> Option<&str> {
-    (text.len() < 64 && text.is_ascii() && !text.is_shared()).then_some(&**text)
+fn in_place(item: &Value) -> Option<InPlace<'_>> {
+    match item {
+        Value::Int(i) => Some(InPlace::Int(*i)),
+        Value::Str(text) if text.len() < 64 && text.is_ascii() && !text.is_shared() => Some(InPlace::Text(text)),
+        _ => None,
+    }
 }
