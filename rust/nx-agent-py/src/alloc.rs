@@ -26,6 +26,19 @@ use libmimalloc_sys as mi;
 /// Blocks of this many bytes or more come from the system allocator.
 pub const LARGE: usize = 64 * 1024;
 
+/// The alignment of every mimalloc block of at least this many bytes (its `MI_MAX_ALIGN_SIZE`:
+/// size classes are whole double words and a page's first block is 16-aligned), so
+/// `mi_malloc` serves a layout of at most this alignment and at least that size, as `System`
+/// serves it from glibc's `malloc`, without the aligned entry's extra checks (about 5% of a
+/// call that reads a thousand records, in `perf`).
+const MI_MIN_ALIGN: usize = 16;
+
+/// Whether plain `mi_malloc` (or `mi_zalloc`, `mi_realloc`) gives `layout` its alignment.
+#[inline(always)]
+fn natural(align: usize, size: usize) -> bool {
+    align <= MI_MIN_ALIGN && align <= size
+}
+
 static WARM: AtomicBool = AtomicBool::new(false);
 
 /// An evaluation ran long: switch now.
@@ -50,6 +63,9 @@ unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if WARM.load(Relaxed) && layout.size() < LARGE {
+            if natural(layout.align(), layout.size()) {
+                return mi::mi_malloc(layout.size()).cast();
+            }
             mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
         } else {
             System.alloc(layout)
@@ -59,6 +75,9 @@ unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if WARM.load(Relaxed) && layout.size() < LARGE {
+            if natural(layout.align(), layout.size()) {
+                return mi::mi_zalloc(layout.size()).cast();
+            }
             mi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
         } else {
             System.alloc_zeroed(layout)
@@ -81,6 +100,9 @@ unsafe impl GlobalAlloc for Allocator {
             return System.realloc(ptr, layout, new_size);
         }
         if new_size < LARGE {
+            if natural(layout.align(), new_size) {
+                return mi::mi_realloc(ptr.cast(), new_size).cast();
+            }
             return mi::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast();
         }
         // Growing past LARGE: moved to the system allocator (one copy), which grows it after.
