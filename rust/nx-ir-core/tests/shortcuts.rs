@@ -12,7 +12,7 @@ use nx_ir_core::eval::{
 };
 
 const PROGRAM: &str = r#"module shortcuts.nx fingerprint 1
-entrypoints functions [plans plansTwo priced optional partial nested measured seatsThrough ints record object] components []
+entrypoints functions [plans plansTwo priced optional partial nested measured seatsThrough ints record object deep deeper holder holderFull] components []
 
 record Plan
   name: string required
@@ -39,6 +39,18 @@ record Measure
 
 record Anything
   value: object required
+
+record Deep
+  outer: Outer required
+  count: int required
+
+record Deeper
+  deep: Deep required
+  label: string required
+
+record Holder
+  optional: Optional required
+  seats: int required
 
 function plans(n: int): Plan* =
   <Plan monthlyPrice=20 name="Team" seats=n />
@@ -75,10 +87,37 @@ function record(n: int): Plan =
 
 function object(n: int): Anything* =
   <Anything value=n />
+
+function deep(n: int): Deep* =
+  <Deep count=n outer=<Outer inner=<Plan monthlyPrice=n name="Deep" seats=n /> tag="deep" /> />
+
+function deeper(n: int): Deeper* =
+  <Deeper deep=<Deep count=n outer=<Outer inner=<Plan monthlyPrice=n name="Deeper" seats=n /> tag="deeper" /> /> label="deeper" />
+
+function holder(n: int): Holder* =
+  <Holder optional=<Optional seats=n /> seats=n />
+
+function holderFull(n: int): Holder* =
+  <Holder optional=<Optional note="kept" seats=n /> seats=n />
 "#;
 
-const ENTRIES: [&str; 11] =
-    ["plans", "plansTwo", "priced", "optional", "partial", "nested", "measured", "seatsThrough", "ints", "record", "object"];
+const ENTRIES: [&str; 15] = [
+    "plans",
+    "plansTwo",
+    "priced",
+    "optional",
+    "partial",
+    "nested",
+    "measured",
+    "seatsThrough",
+    "ints",
+    "record",
+    "object",
+    "deep",
+    "deeper",
+    "holder",
+    "holderFull",
+];
 
 fn programs() -> (CompiledProgram, CompiledProgram) {
     let compile = || {
@@ -95,6 +134,8 @@ struct Outcome {
     value: Result<HostValue, (String, Option<String>)>,
     usage: Usage,
     hooks: u32,
+    /// The work counter's units (ir-format's bound: work in proportion to the operations).
+    work: u64,
 }
 
 fn run(program: &CompiledProgram, name: &str, n: i64, limits: &Limits, hook_after: Option<u64>) -> Outcome {
@@ -108,7 +149,7 @@ fn run(program: &CompiledProgram, name: &str, n: i64, limits: &Limits, hook_afte
     let mut usage = Usage::default();
     let value = evaluate_function_hooked(program, name, &[Some(&arg)], limits, &mut HostValueBuilder, &mut usage, host)
         .map_err(|e| (e.code().to_string(), e.diagnostics[0].declaration.clone()));
-    Outcome { value, usage, hooks: hooks.get() }
+    Outcome { value, usage, hooks: hooks.get(), work: nx_ir_core::eval::last_call_work() }
 }
 
 #[test]
@@ -117,20 +158,25 @@ fn the_shortcuts_agree_with_the_general_path_at_every_budget() {
     for name in ENTRIES {
         let full = run(&fast, name, 7, &Limits::with_budget(u64::MAX), None);
         assert!(full.value.is_ok(), "{name}: {:?}", full.value);
-        assert_eq!(full, run(&general, name, 7, &Limits::with_budget(u64::MAX), None), "{name}");
+        // The same value and usage; the work counted may be less (a construction checked in
+        // place is not checked again), never more.
+        let slow = run(&general, name, 7, &Limits::with_budget(u64::MAX), None);
+        assert!(full.work <= slow.work, "{name}: {} > {} units of work", full.work, slow.work);
+        assert_eq!(full, Outcome { work: full.work, ..slow }, "{name}");
         let total = full.usage.operations.unwrap();
         assert!(total > 3, "{name}: {total} operations");
         for budget in 0..total {
             let limits = Limits::with_budget(budget);
-            let shortcut = run(&fast, name, 7, &limits, None);
-            assert_eq!(shortcut, run(&general, name, 7, &limits, None), "{name} with a budget of {budget}");
+            // The work of a call stopped by its budget is not compared (see above).
+            let shortcut = Outcome { work: 0, ..run(&fast, name, 7, &limits, None) };
+            assert_eq!(shortcut, Outcome { work: 0, ..run(&general, name, 7, &limits, None) }, "{name} with a budget of {budget}");
             assert!(shortcut.value.is_err(), "{name} with a budget of {budget}");
         }
         // The hook runs from a charge made before the result is written (and never after).
         for after in [1, total / 2, total - 1] {
             let limits = Limits::with_budget(u64::MAX);
-            let shortcut = run(&fast, name, 7, &limits, Some(after));
-            assert_eq!(shortcut, run(&general, name, 7, &limits, Some(after)), "{name}: hook after {after}");
+            let shortcut = Outcome { work: 0, ..run(&fast, name, 7, &limits, Some(after)) };
+            assert_eq!(shortcut, Outcome { work: 0, ..run(&general, name, 7, &limits, Some(after)) }, "{name}: hook after {after}");
         }
         assert_eq!(run(&fast, name, 7, &Limits::with_budget(u64::MAX), Some(1)).hooks, 1, "{name}");
     }
