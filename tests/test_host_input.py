@@ -111,6 +111,27 @@ def test_records_in_any_key_order_with_subclasses_read_as_plain_ones(program: ir
     assert got.operations == expected.operations
 
 
+def test_texts_of_every_storage_read_as_the_reader_reads_them(program: ir.Program) -> None:
+    # CPython stores a str as compact ASCII (read in place), Latin-1, UCS-2 or UCS-4, and a
+    # subclass's characters apart from its header: each is read as its UTF-8, key or value.
+    class Text(str):
+        pass
+
+    texts = ["sku", "", "a" * 100, "é latin-1", "Ω ucs-2", "😀 ucs-4", Text("ascii subclass"), Text("é subclass")]
+    given = {text: text for text in texts}
+    evaluated = ir.evaluate_function(program, "held", (given,), max_operations=BUDGET)
+    assert evaluated.value == {str(text): str(text) for text in texts}
+    profiled = profile_function(program, "held", (given,), max_operations=BUDGET)
+    assert profiled.value == evaluated.value
+    assert profiled.total == evaluated.operations
+    # In a declared record too: each text is the field's value, and the record is in its shape.
+    for sku, name in [("sku-é", "😀"), (Text("Ω"), Text("plain")), ("", "a" * 100)]:
+        order = {"sku": sku, "quantity": 30, "price": 31, "customer": {"name": name, "tier": 1}}
+        assert ir.evaluate_function(program, "worth", ([order],), max_operations=BUDGET).value == [sku]
+        first = ir.evaluate_function(program, "first", (order,), max_operations=BUDGET).value
+        assert (first["sku"], first["customer"]["name"]) == (sku, name)
+
+
 def test_a_record_comes_back_in_its_declared_shape(program: ir.Program) -> None:
     given = {"customer": {"tier": 2, "name": "Bo"}, "price": 50, "quantity": 19, "sku": "b"}
     evaluated = ir.evaluate_function(program, "first", (given,), max_operations=BUDGET)

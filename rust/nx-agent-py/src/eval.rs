@@ -1113,6 +1113,15 @@ impl PyIn<'_> {
 /// # Safety
 /// The GIL is held and `object` is a live `str` that lives, unchanged, as long as the text is used.
 unsafe fn utf8<'t>(object: *mut ffi::PyObject) -> Option<&'t str> {
+    // A compact ASCII string (most keys and texts) is its own UTF-8, stored after its header:
+    // read in place, without the call.
+    #[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy, Py_3_14)))]
+    if ffi::PyUnicode_IS_COMPACT_ASCII(object) != 0 {
+        let len = ffi::PyUnicode_GET_LENGTH(object) as usize;
+        let data = ffi::PyUnicode_DATA(object).cast::<u8>();
+        // SAFETY: a compact ASCII string's `len` bytes of ASCII follow its header.
+        return Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(data, len)));
+    }
     let mut len: ffi::Py_ssize_t = 0;
     let data = ffi::PyUnicode_AsUTF8AndSize(object, &mut len);
     if data.is_null() {
