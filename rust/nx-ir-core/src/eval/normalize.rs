@@ -311,8 +311,7 @@ impl<'p> Machine<'p> {
             }
             CDeclKind::Record { fields, is_abstract, .. } => {
                 let record = self.require_record(&value, path)?;
-                let named = record.type_name.as_ref().filter(|t| !Name::ptr_eq(t, display) && ***t != **display);
-                if let Some(tn) = named.cloned() {
+                if let Some(tn) = record.other_type_name(display).cloned() {
                     let shape = self.resolve_subtype(&tn, module, decl, display, path)?;
                     let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
                     let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
@@ -329,7 +328,7 @@ impl<'p> Machine<'p> {
                     };
                     return Err(boundary(message));
                 }
-                if record.normal_of == Some((module, decl)) && record.fields.len() == fields.len() {
+                if record.is_normal_at(module, decl, fields.len()) {
                     // Normalized against this very declaration before, every field present (so
                     // no default is evaluated and no required field is missing): checking it
                     // again gives it back unchanged, so only the checks' charges are made.
@@ -371,7 +370,7 @@ impl<'p> Machine<'p> {
     /// With `unit_checked` (see [`super::compiled::CDecl::unit_checked`]) those charges are
     /// one per field, made without checking each field again.
     fn recheck_fields(&mut self, cx: Cx, fields: &[CField], record: &Record, unit_checked: bool, path: &Path<'_>) -> IrResult<()> {
-        self.tally((record.fields.len() as u64 + 1) * (fields.len() as u64 + 1));
+        self.tally(recheck_work(fields.len()));
         if unit_checked {
             let count = fields.len() as u64;
             self.tally(count);
@@ -407,17 +406,12 @@ impl<'p> Machine<'p> {
         let CDeclKind::Record { fields, is_abstract: false, update_target: None, .. } = &declaration.kind else {
             return None;
         };
-        if record.normal_of != Some((module, decl)) || record.fields.len() != fields.len() {
+        if !record.is_normal_at(module, decl, fields.len()) || record.other_type_name(&declaration.name).is_some() {
             return None;
-        }
-        if let Some(named) = &record.type_name {
-            if !Name::ptr_eq(named, &declaration.name) && **named != *declaration.name {
-                return None;
-            }
         }
         let count = fields.len() as u64;
         // `recheck_fields`' own tally, then one unit per field checked.
-        let work = (count + 1) * (count + 1);
+        let work = recheck_work(fields.len());
         if declaration.unit_checked {
             return Some((count, work + count));
         }
@@ -653,6 +647,13 @@ impl<'p> Machine<'p> {
         }
         Ok(out)
     }
+}
+
+/// The work [`Machine::recheck_fields`] counts before it checks a record of `count` fields
+/// again (its fields matched to the declaration's, as normalizing matched them).
+#[inline]
+fn recheck_work(count: usize) -> u64 {
+    (count as u64 + 1) * (count as u64 + 1)
 }
 
 /// Whether `value` is kept as it is at a site of the primitive `prim`, checked for its one

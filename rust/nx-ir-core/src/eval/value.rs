@@ -572,6 +572,21 @@ impl Record {
         Rc::new(Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)) })
     }
 
+    /// Whether normalizing against the record declaration `decl` of `module`, with `declared`
+    /// fields, made exactly these fields (every one of them present): checking the record
+    /// against it again gives it back unchanged.
+    #[inline]
+    pub fn is_normal_at(&self, module: u32, decl: u32, declared: usize) -> bool {
+        self.normal_of == Some((module, decl)) && self.fields.len() == declared
+    }
+
+    /// The record's `$type` where it names another type than `name` (none, or `name` itself,
+    /// give `None`).
+    #[inline]
+    pub fn other_type_name(&self, name: &Name) -> Option<&Name> {
+        self.type_name.as_ref().filter(|t| !Name::ptr_eq(t, name) && ***t != **name)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         match &self.fields {
             Fields::Flat(fields) if fields.len() > INDEXED_FIELDS => self.get_indexed(fields, name),
