@@ -130,3 +130,25 @@ print(before == after, len(after))
 """
     )
     assert out == "True 2"
+
+
+def test_a_full_arena_spills_to_the_system_allocator() -> None:
+    """With mimalloc's arena at its smallest (32 MiB), a million texts of 80-byte blocks fill it:
+    the rest come from the system allocator, and every block is freed by its own allocator."""
+    out = run(
+        LOOP.replace('"item "', '"' + "item " * 12 + '"')
+        + """
+from nx_agent import _native
+assert _native._allocator_arena(32) == 0
+items(20_000)
+assert _native._allocator() == "mimalloc" and _native._allocator_arena(32) == 0
+n = 1_000_000
+many = items(n).value
+spilled = _native._allocator_arena(32)
+assert many == ["item " * 12 + str(i) for i in range(n)]
+del many
+again = items(30_000).value          # the arena has room again
+print(spilled > 100_000, _native._allocator_arena(32) == spilled, _native._allocator_check(), len(again))
+"""
+    )
+    assert out == "True True True 30000"

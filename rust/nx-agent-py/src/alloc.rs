@@ -6,11 +6,17 @@
 //! (5 to 17% of a work tool's whole call). But mimalloc's first use touches a fresh page per
 //! size class, about 0.5 ms of page faults, which a serverless cold start (one short call)
 //! would pay for nothing; and a short call's few blocks are as cheap from glibc's per-thread
-//! cache, where the check below would cost it 1 to 2%. So blocks come from the system allocator
-//! until [`note_long_run`]: the first evaluation of the process that runs past the long-run
-//! point (10,000 operations, where the GIL is released), and from mimalloc after. A block is
-//! freed by the allocator whose heap holds it (`mi_is_in_heap_region`, a page-map lookup), so
-//! blocks of both kinds live side by side. The switch is one way, process-wide.
+//! cache. So blocks come from the system allocator until [`note_long_run`]: the first
+//! evaluation of the process that runs past the long-run point (10,000 operations, where the
+//! GIL is released), and from mimalloc after. The switch is one way, process-wide.
+//!
+//! At the switch mimalloc is given one arena of [`ARENA`] bytes of address space (reserved, not
+//! used: pages are backed as blocks are made, as in mimalloc's own arenas) and is told to take
+//! no other memory from the OS. Every mimalloc block then lies in that one range and no system
+//! block does, so a block is freed by the allocator that made it after a range test of two
+//! loads, where asking mimalloc's page map (`mi_is_in_heap_region`) cost 2 to 3% of a call
+//! that frees many blocks. When the arena is full (or could not be reserved), blocks come from
+//! the system allocator again, and the range test still tells them apart.
 //!
 //! Blocks of [`LARGE`] bytes or more always come from the system allocator: glibc maps them
 //! whole and grows them with `mremap`, without copying, where mimalloc copies a huge block to
@@ -18,13 +24,26 @@
 //! and a signal wait behind it).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
+use std::sync::Once;
 
 use libmimalloc_sys as mi;
 
 /// Blocks of this many bytes or more come from the system allocator.
 pub const LARGE: usize = 64 * 1024;
+
+/// The address space mimalloc's one arena reserves: 8 GiB (mimalloc refuses one of 16, whose
+/// own bookkeeping would outgrow its largest object). Only blocks under [`LARGE`] live there,
+/// so it holds over a hundred thousand of the largest and hundreds of millions of small ones.
+pub const ARENA: usize = 8 << 30;
+
+// mimalloc's arena entries (in the library `libmimalloc-sys` builds; its bindings declare them
+// only under a feature that would also build mimalloc differently).
+extern "C" {
+    fn mi_reserve_os_memory_ex(size: usize, commit: bool, allow_large: bool, exclusive: bool, arena_id: *mut *mut c_void) -> c_int;
+    fn mi_arena_area(arena_id: *mut c_void, size: *mut usize) -> *mut c_void;
+}
 
 /// The alignment of every mimalloc block of at least this many bytes (its `MI_MAX_ALIGN_SIZE`:
 /// size classes are whole double words and a page's first block is 16-aligned), so
@@ -39,12 +58,55 @@ fn natural(align: usize, size: usize) -> bool {
     align <= MI_MIN_ALIGN && align <= size
 }
 
-static WARM: AtomicBool = AtomicBool::new(false);
+/// The arena's size at the switch: [`ARENA`], or what a test set before it.
+static ARENA_SIZE: AtomicUsize = AtomicUsize::new(ARENA);
 
-/// An evaluation ran long: switch now.
+/// Blocks made by the system allocator after the switch because the arena was full.
+static SPILLED: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether new blocks come from mimalloc (set once, after [`START`] and [`SPAN`]).
+static WARM: AtomicBool = AtomicBool::new(false);
+/// mimalloc's arena: `SPAN` bytes from `START` (both zero until the switch; `SPAN` stored last).
+static START: AtomicUsize = AtomicUsize::new(0);
+static SPAN: AtomicUsize = AtomicUsize::new(0);
+
+/// An evaluation ran long: switch now (once; without an arena, never).
 #[inline]
 pub fn note_long_run() {
-    WARM.store(true, Relaxed);
+    if WARM.load(Relaxed) {
+        return;
+    }
+    static SWITCH: Once = Once::new();
+    SWITCH.call_once(|| {
+        if let Some((start, span)) = reserve_arena() {
+            START.store(start, Relaxed);
+            SPAN.store(span, Release);
+            WARM.store(true, Release);
+        }
+    });
+}
+
+/// Reserves mimalloc's one arena and forbids it any other OS memory: its start and length.
+fn reserve_arena() -> Option<(usize, usize)> {
+    // Backed on first touch where the kernel overcommits (as mimalloc commits its own arenas
+    // there); under strict accounting (`vm.overcommit_memory` 2) only reserved, each part
+    // committed as mimalloc uses it, so the reservation is not charged whole.
+    let commit = !cfg!(target_os = "linux")
+        || std::fs::read("/proc/sys/vm/overcommit_memory").map_or(true, |mode| mode.first() != Some(&b'2'));
+    let mut arena: *mut c_void = std::ptr::null_mut();
+    // SAFETY: mimalloc's own entries, called once before any mimalloc block is made.
+    unsafe {
+        if mi_reserve_os_memory_ex(ARENA_SIZE.load(Relaxed), commit, false, false, &mut arena) != 0 {
+            return None;
+        }
+        let mut span = 0usize;
+        let start = mi_arena_area(arena, &mut span);
+        if start.is_null() || span == 0 {
+            return None;
+        }
+        mi::mi_option_set(mi::mi_option_limit_os_alloc, 1);
+        Some((start as usize, span))
+    }
 }
 
 /// Whether new blocks come from mimalloc.
@@ -52,41 +114,64 @@ pub fn is_warm() -> bool {
     WARM.load(Relaxed)
 }
 
+#[cold]
+fn spilled() {
+    SPILLED.fetch_add(1, Relaxed);
+}
+
+/// Whether `ptr` is a mimalloc block: in its arena. A thread frees a mimalloc block only after
+/// the block was made, after that thread saw the switch, so it sees the arena; a system block
+/// is outside it whatever is seen (an empty span, or the whole range).
+#[inline(always)]
+fn in_arena(ptr: *const u8) -> bool {
+    let span = SPAN.load(Acquire);
+    (ptr as usize).wrapping_sub(START.load(Relaxed)) < span
+}
+
 pub struct Allocator;
 
 // SAFETY: each block is freed or resized by the allocator that made it: mimalloc's blocks are
-// exactly those in its heap region, and no system block lies there (mimalloc reserves its
-// address ranges from the OS). Before the switch no mimalloc block exists, so no lookup is made.
-// A block moved on growth is copied whole (its old size, at most the new one) before mimalloc
+// exactly those in its arena (it may take no other OS memory once the arena is set), and no
+// system block lies there (the arena's addresses are mapped for mimalloc alone). Before the
+// switch no mimalloc block exists and the arena is empty. A block moved on growth is copied whole (its old size, at most the new one) before mimalloc
 // frees it, and on failure the old block is left as it was (null returned), as `realloc` must.
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if WARM.load(Relaxed) && layout.size() < LARGE {
-            if natural(layout.align(), layout.size()) {
-                return mi::mi_malloc(layout.size()).cast();
+        if WARM.load(Acquire) && layout.size() < LARGE {
+            let block = if natural(layout.align(), layout.size()) {
+                mi::mi_malloc(layout.size())
+            } else {
+                mi::mi_malloc_aligned(layout.size(), layout.align())
+            };
+            if !block.is_null() {
+                return block.cast();
             }
-            mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
-        } else {
-            System.alloc(layout)
+            spilled();
         }
+        // Before the switch, large, or the arena full.
+        System.alloc(layout)
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if WARM.load(Relaxed) && layout.size() < LARGE {
-            if natural(layout.align(), layout.size()) {
-                return mi::mi_zalloc(layout.size()).cast();
+        if WARM.load(Acquire) && layout.size() < LARGE {
+            let block = if natural(layout.align(), layout.size()) {
+                mi::mi_zalloc(layout.size())
+            } else {
+                mi::mi_zalloc_aligned(layout.size(), layout.align())
+            };
+            if !block.is_null() {
+                return block.cast();
             }
-            mi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-        } else {
-            System.alloc_zeroed(layout)
+            spilled();
         }
+        System.alloc_zeroed(layout)
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if WARM.load(Relaxed) && mi::mi_is_in_heap_region(ptr as *const c_void) {
+        if in_arena(ptr) {
             mi::mi_free(ptr.cast());
         } else {
             System.dealloc(ptr, layout);
@@ -95,17 +180,23 @@ unsafe impl GlobalAlloc for Allocator {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if !(WARM.load(Relaxed) && mi::mi_is_in_heap_region(ptr as *const c_void)) {
+        if !in_arena(ptr) {
             // A system block stays with the system allocator.
             return System.realloc(ptr, layout, new_size);
         }
         if new_size < LARGE {
-            if natural(layout.align(), new_size) {
-                return mi::mi_realloc(ptr.cast(), new_size).cast();
+            let moved = if natural(layout.align(), new_size) {
+                mi::mi_realloc(ptr.cast(), new_size)
+            } else {
+                mi::mi_realloc_aligned(ptr.cast(), new_size, layout.align())
+            };
+            if !moved.is_null() {
+                return moved.cast();
             }
-            return mi::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast();
+            spilled();
         }
-        // Growing past LARGE: moved to the system allocator (one copy), which grows it after.
+        // Growing past LARGE, or the arena full: moved to the system allocator (one copy),
+        // which grows it after.
         let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
             return std::ptr::null_mut();
         };
@@ -128,6 +219,17 @@ pub fn _allocator() -> &'static str {
     }
 }
 
+/// Tests only: sets the arena's size in MiB from the switch on (32 at least, mimalloc's
+/// smallest arena), to fill it in a test, and returns how many blocks the system allocator
+/// made so far because the arena was full.
+#[pyo3::pyfunction]
+pub fn _allocator_arena(mib: usize) -> usize {
+    if !is_warm() {
+        ARENA_SIZE.store(mib.clamp(32, ARENA >> 20) << 20, Relaxed);
+    }
+    SPILLED.load(Relaxed)
+}
+
 /// Tests only: grows a block across [`LARGE`] and back through the global allocator, checking
 /// its bytes at each step, and a zeroed block of each kind; `true` when all held. After the
 /// switch this takes a mimalloc block to the system allocator and a system block through
@@ -145,12 +247,42 @@ pub fn _allocator_check() -> bool {
             return false;
         }
     }
-    let large_in_system = !unsafe { mi::mi_is_in_heap_region(block.as_ptr().cast()) };
+    let large_in_system = !unsafe { mi::mi_is_in_heap_region(block.as_ptr().cast()) } && !in_arena(block.as_ptr());
     block.truncate(100);
     block.shrink_to_fit();
     let zeroed_ok = [16usize, LARGE + 16].iter().all(|size| vec![0u8; *size].iter().all(|b| *b == 0));
     block.iter().enumerate().all(|(i, b)| *b == (i % 251) as u8)
         && large_in_system
+        && arena_agrees()
         && zeroed_ok
         && (small_in_mimalloc || !is_warm())
+}
+
+/// Whether the arena's range test and mimalloc's page map agree on blocks of every size class
+/// under [`LARGE`] and of each alignment (mimalloc's blocks after the switch, system blocks
+/// before it).
+fn arena_agrees() -> bool {
+    let mut blocks: Vec<(*mut u8, Layout)> = Vec::new();
+    let mut agree = true;
+    let mut size = 1;
+    while size < LARGE {
+        for align in [1, 8, 16, 64, 4096] {
+            let Ok(layout) = Layout::from_size_align(size, align) else { continue };
+            // SAFETY: a non-zero layout, freed below with the same layout.
+            let block = unsafe { std::alloc::alloc(layout) };
+            if block.is_null() {
+                return false;
+            }
+            // SAFETY: a pointer to a live block.
+            let mapped = unsafe { mi::mi_is_in_heap_region(block as *const c_void) };
+            agree &= in_arena(block) == mapped && mapped == is_warm() && block as usize % align == 0;
+            blocks.push((block, layout));
+        }
+        size = size * 3 / 2 + 1;
+    }
+    for (block, layout) in blocks {
+        // SAFETY: made above with this layout.
+        unsafe { std::alloc::dealloc(block, layout) };
+    }
+    agree
 }

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_check, m)?)?;
+    m.add_function(wrap_pyfunction!(alloc::_allocator_arena, m)?)?;
     m.add_function(wrap_pyfunction!(profile::_profile_next, m)?)?;
     m.add_function(wrap_pyfunction!(profile::_take_profile, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
