@@ -202,7 +202,7 @@ fn a_single_result_is_written_as_a_list_of_it() {
 // ---- Host arguments read in their declared layout (`Machine::read_host_as`) --------------------
 
 const ORDERS: &str = r#"module orders.nx fingerprint 1
-entrypoints functions [worth first name wrapped note kinds anything named] components []
+entrypoints functions [worth first name wrapped note kinds anything named codes ledger chain] components []
 
 record Customer
   name: string required
@@ -223,6 +223,26 @@ record Kinds
   flag: boolean required
   tags: string* required
   small: int32 required
+
+record Region
+  code: string required
+
+record Branch
+  region: Region required
+  seats: int required
+
+record Account
+  branch: Branch required
+  id: int required
+
+record Ledger
+  account: Account required
+  total: float64 required
+  open: boolean required
+
+record Link
+  value: int required
+  next: Link?
 
 function worth(orders: Order*) =
   for o in orders yield
@@ -249,6 +269,16 @@ function anything(value: object) =
 
 function named(order: Order, extra: int) =
   order.customer
+
+function codes(ledgers: Ledger*) =
+  for l in ledgers yield
+    l.account.branch.region.code
+
+function ledger(ledger: Ledger) =
+  ledger
+
+function chain(link: Link) =
+  link.value
 "#;
 
 fn orders_programs() -> (CompiledProgram, CompiledProgram) {
@@ -334,7 +364,41 @@ fn order_cases() -> Vec<(&'static str, Vec<HostValue>)> {
         HostValue::Record(HostRecord::new(None).with("flag", HostValue::Bool(true)).with("tags", tags).with("small", small))
     };
     let texts = |items: &[&str]| HostValue::List(items.iter().map(|t| HostValue::str(*t)).collect());
+    // Records four levels deep (past the two a record's fields are measured to), as read and
+    // with one level converted, missing a field or typed as another.
+    let region = |code: HostValue| HostValue::Record(HostRecord::new(None).with("code", code));
+    let branch = |region: HostValue| HostValue::Record(HostRecord::new(None).with("region", region).with("seats", HostValue::Int(3)));
+    let account = |branch: HostValue| HostValue::Record(HostRecord::new(None).with("branch", branch).with("id", HostValue::Int(7)));
+    let ledger = |account: HostValue, total: HostValue| {
+        HostValue::Record(HostRecord::new(None).with("account", account).with("total", total).with("open", HostValue::Bool(true)))
+    };
+    let deep = |code: &str| ledger(account(branch(region(HostValue::str(code)))), HostValue::Float(1.5));
+    let int_total = ledger(account(branch(region(HostValue::str("i")))), HostValue::Int(2));
+    let bare_region = ledger(account(branch(HostValue::Record(HostRecord::new(None)))), HostValue::Float(1.5));
+    let typed_region = {
+        let region = HostValue::Record(HostRecord::new(Some("Branch")).with("code", HostValue::str("t")));
+        ledger(account(branch(region)), HostValue::Float(1.5))
+    };
+    let number_code = ledger(account(branch(region(HostValue::Int(5)))), HostValue::Float(1.5));
+    let link = |value: i64, next: Option<HostValue>| {
+        let record = HostRecord::new(None).with("value", HostValue::Int(value));
+        HostValue::Record(match next {
+            Some(next) => record.with("next", next),
+            None => record,
+        })
+    };
     vec![
+        ("codes", vec![HostValue::List(vec![deep("a"), deep("b"), deep("c")])]),
+        ("codes", vec![HostValue::List(vec![deep("a"), int_total.clone()])]),
+        ("codes", vec![HostValue::List(vec![deep("a"), bare_region.clone()])]),
+        ("codes", vec![HostValue::List(vec![typed_region.clone(), deep("a")])]),
+        ("codes", vec![HostValue::List(vec![deep("a"), number_code])]),
+        ("ledger", vec![deep("d")]),
+        ("ledger", vec![int_total]),
+        ("ledger", vec![bare_region]),
+        ("ledger", vec![typed_region]),
+        ("chain", vec![link(1, None)]),
+        ("chain", vec![link(1, Some(link(2, Some(link(3, None)))))]),
         ("worth", vec![HostValue::List(vec![plain(), reordered.clone(), HostValue::Record(typed.clone())])]),
         ("worth", vec![HostValue::List(vec![plain(), HostValue::Record(float_quantity.clone())])]),
         ("worth", vec![HostValue::List(vec![plain(), HostValue::Record(fractional)])]),

@@ -207,7 +207,16 @@ pub(crate) struct CDecl {
     /// already normalized against it charges exactly one operation per field and cannot fail
     /// but on the budget.
     pub unit_checked: bool,
+    /// For a record: the charges and work of checking again a value of it that is normal at it
+    /// all the way down (every field present and an exact primitive, or such a record of the
+    /// field's own declaration; see `Record::deep`), the same for every such value. `None`
+    /// where a field's type admits other values (an optional, a list, a union), a declaration
+    /// nests past [`DEEP_NESTING`] or in a cycle, or for any other declaration.
+    pub deep_recheck: Option<(u64, u64)>,
 }
+
+/// How many record levels [`CDecl::deep_recheck`] follows.
+const DEEP_NESTING: u32 = 32;
 
 /// A multiply-rotate hasher for the program's own names (declaration, field and type names).
 /// The tables it keys are built from the program alone, so a host choosing the looked-up text
@@ -368,6 +377,7 @@ impl CompiledProgram {
         self.shortcuts = false;
         for decl in self.modules.iter_mut().flat_map(|m| m.decls.iter_mut()) {
             decl.unit_checked = false;
+            decl.deep_recheck = None;
         }
         self
     }
@@ -415,6 +425,7 @@ impl CompiledProgram {
             names.intern(text);
         }
         component_sites(&decoded, &mut modules);
+        deep_rechecks(&mut modules);
         let mut shapes: NameMap<Name, Vec<Shape>> = NameMap::default();
         for (m, module) in modules.iter().enumerate() {
             for (d, decl) in module.decls.iter().enumerate() {
@@ -680,7 +691,7 @@ impl ModuleCompiler<'_> {
                 }
                 _ => 0,
             };
-            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order, written_names_cost, unit_checked });
+            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order, written_names_cost, unit_checked, deep_recheck: None });
         }
         // Frame sizes: the highest slot any node of the module binds or reads, plus the fields.
         let mut max_slot = 0u32;
@@ -892,6 +903,78 @@ fn component_sites(decoded: &[model::Module], modules: &mut [CModule]) {
 
 /// Whether checking a value already normalized to type `ty` charges exactly one operation: a
 /// primitive (each takes one check), or an optional primitive holding its value.
+/// Sets every declaration's [`CDecl::deep_recheck`].
+fn deep_rechecks(modules: &mut [CModule]) {
+    let mut known: Vec<Vec<Deep>> = modules.iter().map(|m| vec![Deep::Unknown; m.decls.len()]).collect();
+    for (m, module) in modules.iter().enumerate() {
+        for d in 0..module.decls.len() {
+            deep_recheck(modules, &mut known, m, d, 0);
+        }
+    }
+    for (module, known) in modules.iter_mut().zip(known) {
+        for (decl, known) in module.decls.iter_mut().zip(known) {
+            decl.deep_recheck = match known {
+                Deep::Known(cost) => Some(cost),
+                _ => None,
+            };
+        }
+    }
+}
+
+/// A declaration's deep recheck while they are worked out.
+#[derive(Clone, Copy)]
+enum Deep {
+    Unknown,
+    Visiting,
+    None,
+    Known((u64, u64)),
+}
+
+/// The deep recheck of declaration `d` of module `m` (see [`CDecl::deep_recheck`]): as
+/// `recheck_cost` in the evaluator measures a value normal all the way down, the nested
+/// records' costs from their declarations.
+fn deep_recheck(modules: &[CModule], known: &mut [Vec<Deep>], m: usize, d: usize, depth: u32) -> Option<(u64, u64)> {
+    match known[m][d] {
+        Deep::Known(cost) => return Some(cost),
+        Deep::Visiting | Deep::None => return None,
+        Deep::Unknown if depth >= DEEP_NESTING => return None,
+        Deep::Unknown => {}
+    }
+    known[m][d] = Deep::Visiting;
+    let module = &modules[m];
+    let decl = &module.decls[d];
+    let cost = (|| {
+        let CDeclKind::Record { fields, is_abstract: false, update_target: None, .. } = &decl.kind else { return None };
+        let count = fields.len() as u64;
+        // The recheck's own tally, then one unit per field checked.
+        let work = (count + 1) * (count + 1);
+        if decl.unit_checked {
+            return Some((count, work + count));
+        }
+        let (mut charges, mut work) = (0u64, work);
+        for field in fields.iter() {
+            let (field_charges, field_work) = match module.types.get(field.ty as usize) {
+                // The primitives whose values a check keeps for its one charge (as the
+                // evaluator's `exact_primitive`).
+                Some(CType::Prim(Prim::Int | Prim::Float64 | Prim::String | Prim::Boolean | Prim::Object)) => (1, 1),
+                Some(CType::Nominal(Target::Decl { module: inner_m, decl: inner_d })) => {
+                    let (inner_charges, inner_work) = deep_recheck(modules, known, *inner_m as usize, *inner_d as usize, depth + 1)?;
+                    (inner_charges.checked_add(1)?, inner_work.checked_add(1)?)
+                }
+                _ => return None,
+            };
+            charges = charges.checked_add(field_charges)?;
+            work = work.checked_add(field_work)?;
+        }
+        Some((charges, work))
+    })();
+    known[m][d] = match cost {
+        Some(cost) => Deep::Known(cost),
+        None => Deep::None,
+    };
+    cost
+}
+
 fn unit_check(types: &[CType], ty: u32) -> bool {
     let primitive = |ty: u32| matches!(types.get(ty as usize), Some(CType::Prim(prim)) if !matches!(prim, Prim::Unknown(_)));
     match types.get(ty as usize) {

@@ -1963,7 +1963,7 @@ impl<'p> Machine<'p> {
         let mut frame = Frame::new();
         let fields_out = self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false);
         self.recycle_fields(input);
-        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), fields_out?, module, decl)))
+        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), fields_out?, module, decl, false)))
     }
 
     /// A construction that writes every field of its record (`record`: module, declaration and
@@ -2010,7 +2010,7 @@ impl<'p> Machine<'p> {
                 kept
             });
         }
-        Ok(Value::Record(Record::normalized_rc(Name::clone(type_name), out, module, decl)))
+        Ok(Value::Record(Record::normalized_rc(Name::clone(type_name), out, module, decl, false)))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -337,7 +337,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                Ok(Value::Record(Record::normalized_rc(Name::clone(display), fields, module, decl)))
+                Ok(Value::Record(Record::normalized_rc(Name::clone(display), fields, module, decl, false)))
             }
             CDeclKind::Union { cases, .. } => {
                 if let Some(text) = value.as_text() {
@@ -398,8 +398,9 @@ impl<'p> Machine<'p> {
     /// `decl` of `module` (`normalize_nominal` past its own charge, and `recheck_fields`),
     /// when that check gives it back unchanged and cannot fail but on the budget: the record
     /// was normalized against this declaration, every field present, and each field is an
-    /// exact primitive or (two levels down at most) such a record again. `None` where the
-    /// check is to be made field by field.
+    /// exact primitive or (two levels down at most) such a record again; a record normal all
+    /// the way down ([`Record::deep`]) at its declaration's cost, without a look at its fields.
+    /// `None` where the check is to be made field by field.
     fn recheck_cost(&self, module: u32, decl: u32, record: &Record, depth: u32) -> Option<(u64, u64)> {
         let prog: &'p CompiledProgram = self.prog;
         let declaration = prog.decl(module, decl);
@@ -408,6 +409,11 @@ impl<'p> Machine<'p> {
         };
         if !record.is_normal_at(module, decl, fields.len()) || record.other_type_name(&declaration.name).is_some() {
             return None;
+        }
+        if record.deep {
+            if let Some(cost) = declaration.deep_recheck {
+                return Some(cost);
+            }
         }
         let count = fields.len() as u64;
         // `recheck_fields`' own tally, then one unit per field checked.

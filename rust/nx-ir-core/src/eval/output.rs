@@ -485,7 +485,10 @@ impl Machine<'_> {
             placed.sort_unstable_by_key(|(position, _)| *position);
             read = placed.into_iter().map(|(_, field)| field).collect();
         }
-        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), read, decl_module, decl)))
+        // Every field exact, and every nested record read so too (it is normal only then):
+        // normal all the way down where the declaration has a cost for that.
+        let deep = declaration.deep_recheck.is_some();
+        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), read, decl_module, decl, deep)))
     }
 }
 

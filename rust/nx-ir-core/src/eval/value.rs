@@ -70,6 +70,10 @@ pub(crate) struct Record {
     /// The record declaration (module, declaration) whose full normalization produced exactly
     /// these fields, when one did: checking the record against it again yields it unchanged.
     pub normal_of: Option<(u32, u32)>,
+    /// Normal at `normal_of` all the way down: every declared field present and an exact
+    /// primitive, or such a record again (as a host record read in its declared layout is).
+    /// Checking it again then costs its declaration's `deep_recheck`.
+    pub deep: bool,
 }
 
 /// Records of more fields than this are looked up through a sorted index.
@@ -548,13 +552,13 @@ impl Value {
 impl Record {
     #[inline]
     pub fn new(type_name: Option<Name>, fields: Vec<(Name, Value)>) -> Record {
-        Record { type_name, fields: Fields::new(fields), index: OnceCell::new(), normal_of: None }
+        Record { type_name, fields: Fields::new(fields), index: OnceCell::new(), normal_of: None, deep: false }
     }
 
     /// A record of fields already laid out.
     #[inline]
     pub fn with_fields(type_name: Option<Name>, fields: Fields) -> Record {
-        Record { type_name, fields, index: OnceCell::new(), normal_of: None }
+        Record { type_name, fields, index: OnceCell::new(), normal_of: None, deep: false }
     }
 
     /// [`Record::new`], counted. Built in the count's own allocation by a call of its own,
@@ -566,10 +570,11 @@ impl Record {
     }
 
     /// A record whose fields are the full normalization (defaults filled, every value checked)
-    /// of the record declaration `decl` of `module`, counted, as [`Record::new_rc`] builds it.
+    /// of the record declaration `decl` of `module`, counted, as [`Record::new_rc`] builds it;
+    /// `deep` as [`Record::deep`].
     #[inline(never)]
-    pub fn normalized_rc(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32) -> Rc<Record> {
-        Rc::new(Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)) })
+    pub fn normalized_rc(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32, deep: bool) -> Rc<Record> {
+        Rc::new(Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)), deep })
     }
 
     /// Whether normalizing against the record declaration `decl` of `module`, with `declared`
@@ -689,6 +694,8 @@ pub(crate) fn text_cost(text: &str) -> u64 {
 
 // A value, and a value or nothing (a frame slot, an argument place), are two words.
 const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::size_of::<Option<Value>>() == 16);
+// `deep` sits in what was padding: a record stays 72 bytes (88 with its count).
+const _: () = assert!(std::mem::size_of::<Record>() == 72);
 // A result carrying a value is no larger than the value (the error is one word).
 const _: () = assert!(std::mem::size_of::<crate::error::IrResult<Value>>() == 16);
 
