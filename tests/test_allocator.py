@@ -132,23 +132,46 @@ print(before == after, len(after))
     assert out == "True 2"
 
 
+RECORDS = '''
+from nx_agent import ir
+RECORDS = """\\
+module t/records.nx fingerprint 1
+links @nx/prelude.nx version "1" fingerprint 16429037828798365428
+requires ranges-v1
+entrypoints functions [points] components []
+
+record Point
+  x: int required
+  label: string required
+
+function points(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    <Point label=("point " concat text<int>(i)) x=i />
+"""
+program = ir.link_program(ir.prepare_module(ir.assemble(RECORDS)))
+def points(n):
+    return ir.evaluate_function(program, "points", (n,), max_operations=20 * n + 100)
+'''
+
+
 def test_a_full_arena_spills_to_the_system_allocator() -> None:
-    """With mimalloc's arena at its smallest (32 MiB), a million texts of 80-byte blocks fill it:
-    the rest come from the system allocator, and every block is freed by its own allocator."""
+    """With mimalloc's arena at its smallest (32 MiB), 400,000 records (a counted record, its
+    fields and its label: about 200 bytes each) fill it: the rest come from the system
+    allocator, and every block is freed by its own allocator."""
     out = run(
-        LOOP.replace('"item "', '"' + "item " * 12 + '"')
+        RECORDS
         + """
 from nx_agent import _native
 assert _native._allocator_arena(32) == 0
-items(20_000)
+points(20_000)
 assert _native._allocator() == "mimalloc" and _native._allocator_arena(32) == 0
-n = 1_000_000
-many = items(n).value
+n = 400_000
+many = points(n).value
 spilled = _native._allocator_arena(32)
-assert many == ["item " * 12 + str(i) for i in range(n)]
+assert many == [{"$type": "Point", "label": "point %d" % i, "x": i} for i in range(n)]
 del many
-again = items(30_000).value          # the arena has room again
-print(spilled > 100_000, _native._allocator_arena(32) == spilled, _native._allocator_check(), len(again))
+again = points(30_000).value          # the arena has room again
+print(spilled > 50_000, _native._allocator_arena(32) == spilled, _native._allocator_check(), len(again))
 """
     )
     assert out == "True True True 30000"

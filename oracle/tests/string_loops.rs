@@ -3,7 +3,9 @@
 //! integer leaf's text, which nx-ir-core computes in the loop itself; a non-ASCII literal; a
 //! literal long enough for a text cost; a computed operand; a float form of an integer; a
 //! general concat; a list mixing integers, a literal, short ASCII, non-ASCII and 63- and
-//! 64-byte texts, as the result's writing charges each), evaluated by nx-ir-core and by
+//! 64-byte texts, as the result's writing charges each; texts then integers in one list; a
+//! list of texts looped over again, checked against a declared `string*`, compared, nested
+//! and spliced into another, as nx-ir-core packs such lists), evaluated by nx-ir-core and by
 //! `nx-ir-runtime` 0.10.0 on the same image
 //! under every budget from none to enough: the same value, the same operations used, and the
 //! same failure at the same point when the budget runs out.
@@ -14,7 +16,7 @@ use nx_ir_core::assemble::{assemble_image, AssembleOptions};
 const SHAPES: &str = r#"module strings.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1
-entrypoints functions [accented long scaled widened joined mixed] components []
+entrypoints functions [accented long scaled widened joined mixed textsThenInts relooped typed compared nested spliced] components []
 
 function accented(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -51,6 +53,40 @@ function mixed(n: int) =
             ("caf\u00e9" concat text<int>(i))
           else
             ("sixty-four bytes or more, which the writing charges more for: " concat text<int>(i))
+
+function textsThenInts(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    if (i lt 3) then
+      ("t" concat text<int>(i))
+    else
+      i
+
+function items(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("item " concat text<int>(i))
+
+function relooped(n: int) =
+  for s in items(n) yield
+    (s concat "!")
+
+function typed(n: int): string* =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("caf\u00e9 " concat text<int>(i))
+
+function compared(n: int) =
+  (items(n) eq items(n))
+
+function nested(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    for j in <@nx/prelude.nx:Range end=i endInclusive=false start=0 /> yield
+      ("x" concat text<int>(j))
+
+function spliced(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    if (i eq 2) then
+      items(3)
+    else
+      ("y" concat text<int>(i))
 "#;
 
 fn workloads() -> String {
@@ -92,6 +128,9 @@ fn the_benches_string_loops_agree_with_the_reference_under_every_budget() {
 
 #[test]
 fn concat_shapes_in_loops_agree_with_the_reference_under_every_budget() {
-    let compared = agree(SHAPES, &["accented", "long", "scaled", "widened", "joined", "mixed"], &[0, 1, 3, 25]);
+    let shapes = [
+        "accented", "long", "scaled", "widened", "joined", "mixed", "textsThenInts", "relooped", "typed", "compared", "nested", "spliced",
+    ];
+    let compared = agree(SHAPES, &shapes, &[0, 1, 3, 25]);
     println!("string loops (shapes): {compared} calls, 0 disagreements");
 }

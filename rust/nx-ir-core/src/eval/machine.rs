@@ -13,6 +13,7 @@ use super::normalize::Path;
 use super::text::{float32_text, write_float64, NumberText};
 use super::LongRunNext;
 use super::field_set::settle;
+use super::seq::{Items, Texts};
 use super::value::{int_digits, len16, set_field, text_cost, CaseValue, FunctionRef, Handler, Name, Record, Text, Value, INDEXED_FIELDS};
 
 /// Where evaluation is: the module whose tables the indices belong to, the declaration, and the
@@ -777,7 +778,7 @@ impl<'p> Machine<'p> {
                 self.tally(elements.len() as u64);
                 self.allocate(cx, Some(node), ITEM_BYTES * elements.len() as u64)?;
                 match Rc::try_unwrap(elements) {
-                    Ok(owned) => items.extend(owned),
+                    Ok(owned) => items.extend(owned.into_values()),
                     Err(shared) => items.extend(shared.iter().cloned()),
                 }
             }
@@ -1398,8 +1399,8 @@ impl<'p> Machine<'p> {
             }
         };
         let mut out = Vec::with_capacity(items.len());
-        for (position, value) in items.iter().enumerate() {
-            self.bind(frame, item, value.clone())?;
+        for (position, value) in items.each().enumerate() {
+            self.bind(frame, item, value)?;
             if let Some(slot) = index_slot {
                 self.bind(frame, slot, Value::Int(position as i64))?;
             }
@@ -1460,25 +1461,32 @@ impl<'p> Machine<'p> {
         // Reserve no more than the budget can pay for.
         // (every placed item costs at least 1; untouched capacity costs no memory).
         let reserve = count.min(self.remaining).min(1 << 22) as usize;
-        let mut out = Vec::with_capacity(reserve);
         let leaf_body = self.binary_node(cx, body);
         let fused = match (leaf_body, index_slot) {
             (Some((BinOp::Concat, lhs, rhs)), None) => self.fused_text(cx, item, lhs, rhs).map(Fused::Text),
             (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs).map(Fused::Int),
             _ => None,
         };
+        // Integers go straight into values; anything else may be texts, packed while it is.
+        let mut out = match fused {
+            Some(Fused::Int(_)) => Placed::values(reserve),
+            _ => Placed::texts(reserve),
+        };
         let mut position = 0;
         while position < count {
             if let Some(fused) = fused {
                 let done = match fused {
                     Fused::Int(body) => {
-                        let done = self.run_fused(body, start, position, count, &mut out);
+                        let done = self.run_fused(body, start, position, count, &mut out.values);
                         // The fused items against the memory ceiling (each was paid 4 operations).
                         self.allocate(cx, Some(index), ITEM_BYTES * done)?;
                         done
                     }
                     // Each text and its place counted against the ceiling as it is made.
-                    Fused::Text(literal) => self.run_fused_text(literal, start, position, count, &mut out),
+                    Fused::Text(literal) => match out.texts.as_mut() {
+                        Some(texts) => self.run_fused_text(literal, start, position, count, texts),
+                        None => 0,
+                    },
                 };
                 if done > 0 {
                     position += done;
@@ -1498,10 +1506,30 @@ impl<'p> Machine<'p> {
                 Some((op, lhs, rhs)) => self.eval_binary_body(cx, frame, body, op, lhs, rhs)?,
                 None => self.eval(cx, frame, body)?,
             };
-            self.place(cx, index, &mut out, value)?;
+            self.place_item(cx, index, &mut out, value)?;
             position += 1;
         }
-        Ok(Value::seq(out))
+        Ok(out.into_value())
+    }
+
+    /// [`Machine::place`] into a range loop's items: a text into packed texts while they are
+    /// packed (the same charges), anything else after they are turned into values.
+    fn place_item(&mut self, cx: Cx, node: u32, out: &mut Placed, value: Value) -> IrResult<()> {
+        if let Some(texts) = out.texts.as_mut() {
+            if let Value::Str(text) = &value {
+                if texts.has_room(text.len()) {
+                    if !self.charge_one() {
+                        self.charge(cx, Some(node), 1)?;
+                    }
+                    self.tally(1);
+                    self.allocate(cx, Some(node), ITEM_BYTES)?;
+                    texts.push_parts(text, "", text.is_ascii());
+                    return Ok(());
+                }
+            }
+            out.unpack();
+        }
+        self.place(cx, node, &mut out.values, value)
     }
 
     /// A loop body that is one integer operator over the loop variable and integer constants
@@ -1606,12 +1634,18 @@ impl<'p> Machine<'p> {
     /// long-run mark; the text and the item within the memory ceiling) and returns how many
     /// ran: the same texts, charges, work and memory as the general loop, which takes the
     /// iteration where a charge or the ceiling could fail or a long-run hook is due.
-    fn run_fused_text(&mut self, literal: &Text, start: i64, position: u64, count: u64, out: &mut Vec<Value>) -> u64 {
+    fn run_fused_text(&mut self, literal: &Text, start: i64, position: u64, count: u64, out: &mut Texts) -> u64 {
         const CHARGES: u64 = 5;
         let runs = (count - position).min(self.remaining.saturating_sub(self.mark) / CHARGES);
         let first = (start as i128 + position as i128) as i64;
         let ascii = literal.is_ascii();
         let mut digits = DecimalCounter::new(first);
+        // Room for every item this run may make (the literal and the widest number's digits),
+        // no more than the memory ceiling leaves.
+        let last = (first as i128 + runs as i128 - 1).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        let widest = decimal_width(first).max(decimal_width(last));
+        let room = self.limits.max_memory.saturating_sub(self.allocated).min(1 << 26) as usize;
+        out.reserve(runs as usize, (runs as usize).saturating_mul(literal.len() + widest).min(room));
         let mut done = 0;
         while done < runs {
             if done > 0 {
@@ -1621,11 +1655,11 @@ impl<'p> Machine<'p> {
             let bytes = (literal.len() + text.len()) as u64;
             // The text and then its place in the list, as the general loop counts them.
             let allocated = self.allocated.saturating_add(bytes).saturating_add(ITEM_BYTES);
-            if allocated > self.limits.max_memory {
+            if allocated > self.limits.max_memory || !out.has_room(bytes as usize) {
                 break;
             }
             self.allocated = allocated;
-            out.push(Value::Str(Text::concat(literal, text, ascii)));
+            out.push_parts(literal, text, ascii);
             done += 1;
         }
         self.remaining -= done * CHARGES;
@@ -2238,6 +2272,49 @@ impl DecimalCounter {
 enum Fused<'p> {
     Int(FusedBody),
     Text(&'p Text),
+}
+
+/// The items a range loop places ([`Machine::place_item`]): packed texts while every item is
+/// a text (`texts` set), values (`values`) from the first item that is not.
+struct Placed {
+    values: Vec<Value>,
+    texts: Option<Texts>,
+}
+
+impl Placed {
+    /// Values, with room for `reserve` of them.
+    fn values(reserve: usize) -> Placed {
+        Placed { values: Vec::with_capacity(reserve), texts: None }
+    }
+
+    /// Packed texts until an item is not one, with room for `reserve` offsets.
+    fn texts(reserve: usize) -> Placed {
+        let mut texts = Texts::default();
+        texts.reserve(reserve, 0);
+        Placed { values: Vec::new(), texts: Some(texts) }
+    }
+
+    /// From now on values: the texts placed so far turned into values first.
+    fn unpack(&mut self) {
+        if let Some(texts) = self.texts.take() {
+            let reserve = texts.capacity();
+            self.values = texts.into_values();
+            self.values.reserve(reserve.saturating_sub(self.values.len()));
+        }
+    }
+
+    fn into_value(self) -> Value {
+        match self.texts {
+            Some(texts) if texts.len() > 0 => Value::Seq(Rc::new(Items::packed(texts))),
+            _ => Value::seq(self.values),
+        }
+    }
+}
+
+/// The number of characters in `value`'s decimal text.
+fn decimal_width(value: i64) -> usize {
+    let mut digits = [0u8; 20];
+    int_digits(value, &mut digits).len()
 }
 
 /// Argument places held on the stack (more go on the heap).

@@ -41,6 +41,7 @@ mod normalize;
 mod output;
 pub mod profile;
 mod source;
+mod seq;
 mod standard;
 pub(crate) mod stdlib;
 mod text;

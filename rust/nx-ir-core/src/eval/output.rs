@@ -9,6 +9,7 @@ use super::host::{HostRead, HostValueSink, HostValueSource};
 use super::machine::{Cx, Machine};
 
 use super::compiled::{CDeclKind, CField, CType, Prim, Target};
+use super::seq::Texts;
 use super::value::{text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
@@ -31,7 +32,10 @@ impl Machine<'_> {
                     return Err(self.value_stack_error());
                 }
                 self.charge_written(cx)?;
-                self.write_items(cx, items, sink)
+                match items.texts() {
+                    Some(texts) => self.write_texts(cx, texts, sink),
+                    None => self.write_items(cx, items, sink),
+                }
             }
             Value::Bool(b) => {
                 self.charge_written(cx)?;
@@ -211,6 +215,34 @@ impl Machine<'_> {
 
     /// The items of a list written for the host (the list's own charge already made).
     fn write_items<S: HostValueSink>(&mut self, cx: Cx, items: &[Value], sink: &mut S) -> IrResult<S::Out> {
+        self.write_list(cx, items.len(), |at| match in_place(&items[at]) {
+            Some(written) => Listed::InPlace(written),
+            None => Listed::Value(&items[at]),
+        }, sink)
+    }
+
+    /// Packed texts written for the host, as [`Machine::write_items`] writes them as values:
+    /// no program literal among them, so each goes to the sink's `ascii_str` when ASCII.
+    fn write_texts<S: HostValueSink>(&mut self, cx: Cx, texts: &Texts, sink: &mut S) -> IrResult<S::Out> {
+        let all_ascii = texts.is_ascii();
+        self.write_list(cx, texts.len(), |at| {
+            let text = texts.get(at);
+            let ascii = all_ascii || text.is_ascii();
+            match text.len() < 64 && ascii {
+                true => Listed::InPlace(InPlace::Text(text)),
+                false => Listed::Text(text, ascii),
+            }
+        }, sink)
+    }
+
+    /// A list's `len` items written, each as `item` lists it.
+    fn write_list<'v, S: HostValueSink>(
+        &mut self,
+        cx: Cx,
+        len: usize,
+        item: impl Fn(usize) -> Listed<'v>,
+        sink: &mut S,
+    ) -> IrResult<S::Out> {
         let mut scalars = true;
         // An integer item, or an ASCII text of fewer than 64 bytes that is no program literal,
         // is written in place: it nests nothing, so the stack check its own call would make is
@@ -220,36 +252,56 @@ impl Machine<'_> {
         // charges: the same charges, at the same points, as one at a time.
         let mut room = self.fast_room();
         let mut batched = 0u64;
-        let written = sink.list_of(items.len(), |sink, at| {
-            let item = &items[at];
-            if let Some(written) = in_place(item) {
-                if batched < room {
-                    batched += 1;
-                } else {
-                    self.take_fast(std::mem::take(&mut batched));
-                    if !self.charge_one() {
-                        self.charge(cx, None, 1)?;
+        let written = sink.list_of(len, |sink, at| {
+            let out = match item(at) {
+                Listed::InPlace(written) => {
+                    if batched < room {
+                        batched += 1;
+                    } else {
+                        self.take_fast(std::mem::take(&mut batched));
+                        if !self.charge_one() {
+                            self.charge(cx, None, 1)?;
+                        }
+                        self.tally(1);
+                        room = self.fast_room();
                     }
-                    self.tally(1);
-                    room = self.fast_room();
+                    return match written {
+                        InPlace::Int(i) => sink.int(i),
+                        InPlace::Text(text) => {
+                            scalars = false;
+                            sink.ascii_str(text)
+                        }
+                    };
                 }
-                return match written {
-                    InPlace::Int(i) => sink.int(i),
-                    InPlace::Text(text) => {
-                        scalars = false;
-                        sink.ascii_str(text)
-                    }
-                };
-            }
-            self.take_fast(std::mem::take(&mut batched));
-            scalars &= matches!(item, Value::Bool(_) | Value::Float(_));
-            let out = self.write(cx, item, sink);
+                Listed::Value(value) => {
+                    self.take_fast(std::mem::take(&mut batched));
+                    scalars &= matches!(value, Value::Bool(_) | Value::Float(_));
+                    self.write(cx, value, sink)
+                }
+                Listed::Text(text, ascii) => {
+                    self.take_fast(std::mem::take(&mut batched));
+                    scalars = false;
+                    self.write_packed_text(cx, text, ascii, sink)
+                }
+            };
             room = self.fast_room();
             out
         });
         self.take_fast(batched);
         self.wrote_scalar_list = scalars;
         written
+    }
+
+    /// A packed text written as [`Machine::write_text`] writes a text of the same bytes (no
+    /// program literal).
+    fn write_packed_text<S: HostValueSink>(&mut self, cx: Cx, text: &str, ascii: bool, sink: &mut S) -> IrResult<S::Out> {
+        self.charge_text_written(cx, text)?;
+        self.tally(text.len() as u64 / 64);
+        if ascii {
+            sink.ascii_str(text)
+        } else {
+            sink.str(text)
+        }
     }
 
     /// Writes `item` as a list holding it alone, as [`Machine::write`] writes such a list.
@@ -501,6 +553,15 @@ fn byte_order(a: &str, b: &str) -> std::cmp::Ordering {
         std::cmp::Ordering::Equal => a.cmp(b),
         other => other,
     }
+}
+
+/// An item of a list written for the host ([`Machine::write_list`]).
+enum Listed<'v> {
+    /// Written in place.
+    InPlace(InPlace<'v>),
+    Value(&'v Value),
+    /// A packed text, and whether it is ASCII.
+    Text(&'v str, bool),
 }
 
 /// An item [`Machine::write_items`] writes in place.

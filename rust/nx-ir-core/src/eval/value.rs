@@ -17,6 +17,7 @@ use std::sync::atomic::{fence, AtomicUsize, Ordering};
 pub(crate) use super::wide::{Iter as WideIter, Wide};
 
 pub(crate) use super::name::Name;
+pub(crate) use super::seq::Items;
 
 /// One runtime value.
 ///
@@ -32,7 +33,7 @@ pub(crate) enum Value {
     Float(f64),
     Str(Text),
     /// A list; the empty list is the empty value (absence, `null`).
-    Seq(Rc<Vec<Value>>),
+    Seq(Rc<Items>),
     Record(Rc<Record>),
     /// A constant union case: behaves as its case name wherever text is wanted.
     Case(Rc<CaseValue>),
@@ -427,7 +428,7 @@ impl fmt::Debug for Text {
 }
 
 thread_local! {
-    static EMPTY: Rc<Vec<Value>> = Rc::new(Vec::new());
+    static EMPTY: Rc<Items> = Rc::new(Items::from(Vec::new()));
 }
 
 impl Value {
@@ -480,7 +481,7 @@ impl Value {
         if items.is_empty() {
             Value::empty()
         } else {
-            Value::Seq(Rc::new(items))
+            Value::Seq(Rc::new(Items::from(items)))
         }
     }
 
@@ -489,10 +490,15 @@ impl Value {
         matches!(self, Value::Seq(items) if items.is_empty())
     }
 
-    /// Drops the value; a list of scalars only (no item owns anything) without a drop per item.
+    /// Drops the value; a list of scalars only (no item owns anything) without a drop per item
+    /// (and packed texts whole).
     pub fn dispose(self) {
         if let Value::Seq(items) = self {
-            if let Ok(mut items) = Rc::try_unwrap(items) {
+            if let Ok(items) = Rc::try_unwrap(items) {
+                if items.texts().is_some() {
+                    return;
+                }
+                let mut items = items.into_values();
                 if items.iter().all(|item| matches!(item, Value::Bool(_) | Value::Int(_) | Value::Float(_))) {
                     // SAFETY: every item is a scalar, which owns nothing: forgetting them leaks
                     // nothing, and the vector then frees only its buffer.
@@ -506,7 +512,8 @@ impl Value {
     pub fn dispose_scalar_list(self) {
         match self {
             Value::Seq(items) => {
-                if let Ok(mut items) = Rc::try_unwrap(items) {
+                if let Ok(items) = Rc::try_unwrap(items) {
+                    let mut items = items.into_values();
                     debug_assert!(items.iter().all(|item| matches!(item, Value::Bool(_) | Value::Int(_) | Value::Float(_))));
                     // SAFETY: the caller saw every item to be a scalar, which owns nothing.
                     unsafe { items.set_len(0) };
@@ -717,7 +724,7 @@ mod tests {
 
     #[test]
     fn swap_in_moves_both_values_once() {
-        let items = Rc::new(vec![Value::Int(1)]);
+        let items = Rc::new(super::Items::from(vec![Value::Int(1)]));
         let mut place = Value::Seq(Rc::clone(&items));
         let old = Value::swap_in(&mut place, Value::Float(2.5));
         assert!(matches!(place, Value::Float(f) if f == 2.5));

@@ -36,8 +36,10 @@ thread_local! {
     static WORK: Cell<u64> = const { Cell::new(0) };
 }
 
+/// Tallies `units` of work done where the evaluation's own counter is out of reach (a wide
+/// record's operations, packed texts turned into values).
 #[inline]
-fn tally(units: u64) {
+pub(crate) fn tally(units: u64) {
     WORK.with(|work| work.set(work.get().wrapping_add(units)));
 }
 
