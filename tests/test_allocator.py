@@ -16,22 +16,33 @@ def run(script: str) -> str:
     return done.stdout.strip()
 
 
-LOOP = '''
+def program(module: str, function: str, per_item: int) -> str:
+    """A script prologue linking `module` (explain text) and defining `function(n)`: a call
+    under a budget of `per_item` operations per item."""
+    return f"""
 from nx_agent import ir
-LOOP = """\\
-module t/loop.nx fingerprint 1
+program = ir.link_program(ir.prepare_module(ir.assemble({module!r})))
+def {function}(n):
+    return ir.evaluate_function(program, "{function}", (n,), max_operations={per_item} * n + 100)
+"""
+
+
+HEADER = """module t/loop.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1
-entrypoints functions [items] components []
+"""
+
+LOOP = program(
+    HEADER
+    + """entrypoints functions [items] components []
 
 function items(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     ("item " concat text<int>(i))
-"""
-program = ir.link_program(ir.prepare_module(ir.assemble(LOOP)))
-def items(n):
-    return ir.evaluate_function(program, "items", (n,), max_operations=10 * n + 100)
-'''
+""",
+    "items",
+    10,
+)
 
 
 def test_a_cold_start_stays_on_the_system_allocator() -> None:
@@ -132,13 +143,9 @@ print(before == after, len(after))
     assert out == "True 2"
 
 
-RECORDS = '''
-from nx_agent import ir
-RECORDS = """\\
-module t/records.nx fingerprint 1
-links @nx/prelude.nx version "1" fingerprint 16429037828798365428
-requires ranges-v1
-entrypoints functions [points] components []
+RECORDS = program(
+    HEADER
+    + """entrypoints functions [points] components []
 
 record Point
   x: int required
@@ -147,11 +154,10 @@ record Point
 function points(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     <Point label=("point " concat text<int>(i)) x=i />
-"""
-program = ir.link_program(ir.prepare_module(ir.assemble(RECORDS)))
-def points(n):
-    return ir.evaluate_function(program, "points", (n,), max_operations=20 * n + 100)
-'''
+""",
+    "points",
+    20,
+)
 
 
 def test_a_full_arena_spills_to_the_system_allocator() -> None:

@@ -133,8 +133,13 @@ pub struct Allocator;
 // SAFETY: each block is freed or resized by the allocator that made it: mimalloc's blocks are
 // exactly those in its arena (it may take no other OS memory once the arena is set), and no
 // system block lies there (the arena's addresses are mapped for mimalloc alone). Before the
-// switch no mimalloc block exists and the arena is empty. A block moved on growth is copied whole (its old size, at most the new one) before mimalloc
-// frees it, and on failure the old block is left as it was (null returned), as `realloc` must.
+// switch no mimalloc block exists and the arena is empty. A block moved on growth is copied
+// whole (its old size, at most the new one) before mimalloc frees it, and on failure the old
+// block is left as it was (null returned), as `realloc` must.
+//
+// `alloc` and `alloc_zeroed` are written out alike on purpose: the same code shared through a
+// helper function or a macro (its success and fallback paths merged) made work tools 3 to 6%
+// slower (catalog 1.05x to 1.06x, A/B in fresh processes).
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {

@@ -1467,10 +1467,12 @@ impl<'p> Machine<'p> {
             (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs).map(Fused::Int),
             _ => None,
         };
-        // Integers go straight into values; anything else may be texts, packed while it is.
+        // Integers go straight into values; anything else may be texts, packed while it is
+        // (a fused text loop's surely are).
         let mut out = match fused {
             Some(Fused::Int(_)) => Placed::values(reserve),
-            _ => Placed::texts(reserve),
+            Some(Fused::Text(_)) => Placed::texts(reserve, true),
+            None => Placed::texts(reserve, false),
         };
         let mut position = 0;
         while position < count {
@@ -1523,6 +1525,9 @@ impl<'p> Machine<'p> {
                     }
                     self.tally(1);
                     self.allocate(cx, Some(node), ITEM_BYTES)?;
+                    if texts.len() == 0 {
+                        texts.reserve(out.reserve, 0);
+                    }
                     texts.push_parts(text, "", text.is_ascii());
                     return Ok(());
                 }
@@ -2279,27 +2284,31 @@ enum Fused<'p> {
 struct Placed {
     values: Vec<Value>,
     texts: Option<Texts>,
+    /// How many items to make room for at once.
+    reserve: usize,
 }
 
 impl Placed {
     /// Values, with room for `reserve` of them.
     fn values(reserve: usize) -> Placed {
-        Placed { values: Vec::with_capacity(reserve), texts: None }
+        Placed { values: Vec::with_capacity(reserve), texts: None, reserve }
     }
 
-    /// Packed texts until an item is not one, with room for `reserve` offsets.
-    fn texts(reserve: usize) -> Placed {
+    /// Packed texts until an item is not one, with room for `reserve` of them made now when
+    /// `surely` texts, else with the first text.
+    fn texts(reserve: usize, surely: bool) -> Placed {
         let mut texts = Texts::default();
-        texts.reserve(reserve, 0);
-        Placed { values: Vec::new(), texts: Some(texts) }
+        if surely {
+            texts.reserve(reserve, 0);
+        }
+        Placed { values: Vec::new(), texts: Some(texts), reserve }
     }
 
     /// From now on values: the texts placed so far turned into values first.
     fn unpack(&mut self) {
         if let Some(texts) = self.texts.take() {
-            let reserve = texts.capacity();
             self.values = texts.into_values();
-            self.values.reserve(reserve.saturating_sub(self.values.len()));
+            self.values.reserve(self.reserve.saturating_sub(self.values.len()));
         }
     }
 

@@ -173,11 +173,6 @@ impl Texts {
         self.ends.len()
     }
 
-    /// How many items there is room for without growing.
-    pub fn capacity(&self) -> usize {
-        self.ends.capacity()
-    }
-
     /// Whether every item is ASCII.
     #[inline]
     pub fn is_ascii(&self) -> bool {
