@@ -901,8 +901,14 @@ fn component_sites(decoded: &[model::Module], modules: &mut [CModule]) {
     }
 }
 
-/// Whether checking a value already normalized to type `ty` charges exactly one operation: a
-/// primitive (each takes one check), or an optional primitive holding its value.
+/// The work the evaluator's recheck of a record normal at a declaration of `count` fields
+/// counts before it checks each field (its fields matched to the declaration's, as normalizing
+/// matched them).
+#[inline]
+pub(crate) fn recheck_work(count: usize) -> u64 {
+    (count as u64 + 1) * (count as u64 + 1)
+}
+
 /// Sets every declaration's [`CDecl::deep_recheck`].
 fn deep_rechecks(modules: &mut [CModule]) {
     let mut known: Vec<Vec<Deep>> = modules.iter().map(|m| vec![Deep::Unknown; m.decls.len()]).collect();
@@ -947,7 +953,7 @@ fn deep_recheck(modules: &[CModule], known: &mut [Vec<Deep>], m: usize, d: usize
         let CDeclKind::Record { fields, is_abstract: false, update_target: None, .. } = &decl.kind else { return None };
         let count = fields.len() as u64;
         // The recheck's own tally, then one unit per field checked.
-        let work = (count + 1) * (count + 1);
+        let work = recheck_work(fields.len());
         if decl.unit_checked {
             return Some((count, work + count));
         }
@@ -975,6 +981,8 @@ fn deep_recheck(modules: &[CModule], known: &mut [Vec<Deep>], m: usize, d: usize
     cost
 }
 
+/// Whether checking a value already normalized to type `ty` charges exactly one operation: a
+/// primitive (each takes one check), or an optional primitive holding its value.
 fn unit_check(types: &[CType], ty: u32) -> bool {
     let primitive = |ty: u32| matches!(types.get(ty as usize), Some(CType::Prim(prim)) if !matches!(prim, Prim::Unknown(_)));
     match types.get(ty as usize) {

@@ -783,15 +783,21 @@ impl<'p> Machine<'p> {
                 }
             }
             other => {
-                if !self.charge_one() {
-                    self.charge(cx, Some(node), 1)?;
-                }
-                self.tally(1);
-                self.allocate(cx, Some(node), ITEM_BYTES)?;
+                self.charge_item(cx, node)?;
                 items.push(other);
             }
         }
         Ok(())
+    }
+
+    /// The charge, work and memory of one item placed (no list spliced in) at node `node`.
+    #[inline(always)]
+    fn charge_item(&mut self, cx: Cx, node: u32) -> IrResult<()> {
+        if !self.charge_one() {
+            self.charge(cx, Some(node), 1)?;
+        }
+        self.tally(1);
+        self.allocate(cx, Some(node), ITEM_BYTES)
     }
 
     /// Written properties evaluated in order into fields (a later one of a name replaces an
@@ -1520,11 +1526,7 @@ impl<'p> Machine<'p> {
         if let Some(texts) = out.texts.as_mut() {
             if let Value::Str(text) = &value {
                 if texts.has_room(text.len()) {
-                    if !self.charge_one() {
-                        self.charge(cx, Some(node), 1)?;
-                    }
-                    self.tally(1);
-                    self.allocate(cx, Some(node), ITEM_BYTES)?;
+                    self.charge_item(cx, node)?;
                     if texts.len() == 0 {
                         texts.reserve(out.reserve, 0);
                     }

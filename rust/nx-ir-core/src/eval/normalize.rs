@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use crate::error::{codes, IrError, IrResult};
 
-use super::compiled::{name_key, CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
+use super::compiled::{name_key, recheck_work, CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
 use super::machine::{integral, Cx, Frame, Machine};
 use super::text::float64_text;
 use super::value::{CaseValue, Fields, FunctionRef, Name, Record, Value, INDEXED_FIELDS};
@@ -653,13 +653,6 @@ impl<'p> Machine<'p> {
         }
         Ok(out)
     }
-}
-
-/// The work [`Machine::recheck_fields`] counts before it checks a record of `count` fields
-/// again (its fields matched to the declaration's, as normalizing matched them).
-#[inline]
-fn recheck_work(count: usize) -> u64 {
-    (count as u64 + 1) * (count as u64 + 1)
 }
 
 /// Whether `value` is kept as it is at a site of the primitive `prim`, checked for its one

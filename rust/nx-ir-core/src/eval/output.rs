@@ -10,7 +10,7 @@ use super::machine::{Cx, Machine};
 
 use super::compiled::{CDeclKind, CField, CType, Prim, Target};
 use super::seq::Texts;
-use super::value::{text_cost, Name, Record, Text, Value};
+use super::value::{len16, text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
     /// Writes `value` for the host, charging each value written to `cx` (no span).
@@ -166,16 +166,23 @@ impl Machine<'_> {
     /// one the evaluation made as such (see [`HostValueSink::ascii_str`]).
     #[inline(always)]
     fn write_text<S: HostValueSink>(&mut self, cx: Cx, text: &Text, sink: &mut S) -> IrResult<S::Out> {
-        let ascii = text.is_ascii();
+        // A program literal goes to `str`: a sink may keep one string for each.
+        self.write_str(cx, text, text.is_ascii(), text.is_shared(), sink)
+    }
+
+    /// [`Machine::write_text`] of the bytes `text` (`ascii` when all are ASCII, `shared` for a
+    /// program literal): a text value's, or a packed one's.
+    #[inline(always)]
+    fn write_str<S: HostValueSink>(&mut self, cx: Cx, text: &str, ascii: bool, shared: bool, sink: &mut S) -> IrResult<S::Out> {
         // Fewer than 64 bytes cannot hold 64 code units: the common case costs 1.
         if self.budgeted && text.len() >= 64 {
-            self.charge_written_with(cx, text.len16() / 64)?;
+            let units = if ascii { text.len() as u64 } else { len16(text) };
+            self.charge_written_with(cx, units / 64)?;
         } else {
             self.charge_written(cx)?;
         }
         self.tally(text.len() as u64 / 64);
-        // A program literal goes to `str`: a sink may keep one string for each.
-        if ascii && !text.is_shared() {
+        if ascii && !shared {
             sink.ascii_str(text)
         } else {
             sink.str(text)
@@ -281,7 +288,7 @@ impl Machine<'_> {
                 Listed::Text(text, ascii) => {
                     self.take_fast(std::mem::take(&mut batched));
                     scalars = false;
-                    self.write_packed_text(cx, text, ascii, sink)
+                    self.write_str(cx, text, ascii, false, sink)
                 }
             };
             room = self.fast_room();
@@ -290,18 +297,6 @@ impl Machine<'_> {
         self.take_fast(batched);
         self.wrote_scalar_list = scalars;
         written
-    }
-
-    /// A packed text written as [`Machine::write_text`] writes a text of the same bytes (no
-    /// program literal).
-    fn write_packed_text<S: HostValueSink>(&mut self, cx: Cx, text: &str, ascii: bool, sink: &mut S) -> IrResult<S::Out> {
-        self.charge_text_written(cx, text)?;
-        self.tally(text.len() as u64 / 64);
-        if ascii {
-            sink.ascii_str(text)
-        } else {
-            sink.str(text)
-        }
     }
 
     /// Writes `item` as a list holding it alone, as [`Machine::write`] writes such a list.
