@@ -5,7 +5,9 @@
 //! general concat; a list mixing integers, a literal, short ASCII, non-ASCII and 63- and
 //! 64-byte texts, as the result's writing charges each; texts then integers in one list; a
 //! list of texts looped over again, checked against a declared `string*`, compared, nested
-//! and spliced into another, as nx-ir-core packs such lists), evaluated by nx-ir-core and by
+//! and spliced into another, as nx-ir-core packs such lists; a loop body that is a number's
+//! text conversion, or a literal joined to one in a loop with an index variable, whose texts
+//! nx-ir-core packs without making them, and a conversion failing part way), evaluated by nx-ir-core and by
 //! `nx-ir-runtime` 0.10.0 on the same image
 //! under every budget from none to enough: the same value, the same operations used, and the
 //! same failure at the same point when the budget runs out.
@@ -16,7 +18,7 @@ use nx_ir_core::assemble::{assemble_image, AssembleOptions};
 const SHAPES: &str = r#"module strings.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1
-entrypoints functions [accented long scaled widened joined mixed textsThenInts relooped typed compared nested spliced] components []
+entrypoints functions [accented long scaled widened joined mixed textsThenInts relooped typed compared nested spliced indexed converted halves unconvertible] components []
 
 function accented(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -87,6 +89,28 @@ function spliced(n: int) =
       items(3)
     else
       ("y" concat text<int>(i))
+
+function indexed(n: int) =
+  for i, at in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    ("caf\u00e9 " concat text<int>(i))
+
+function converted(n: int) =
+  for i, at in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    text<int>(i)
+
+function halves(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    text<int>((i mul 0.5))
+
+function unconvertible(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    text<float64>(pick(i))
+
+function pick(i: int) =
+  if (i lt 3) then
+    i
+  else
+    "three"
 "#;
 
 fn workloads() -> String {
@@ -97,16 +121,22 @@ fn workloads() -> String {
 /// Both engines on `text`'s `functions`, for n in `ns`, under every budget up to one past what
 /// the call uses; the number of calls compared.
 fn agree(text: &str, functions: &[&str], ns: &[u64]) -> usize {
+    agree_ending(text, functions, ns, true)
+}
+
+/// [`agree`] of functions that succeed (`ok`) or fail at some n.
+fn agree_ending(text: &str, functions: &[&str], ns: &[u64], ok: bool) -> usize {
     let image = assemble_image(text, &AssembleOptions::default()).expect("the program assembles");
     let ours = Ours::link(&Ours::prepare(&image).expect("nx-ir-core prepares it"), &[]).expect("links");
     let theirs = Reference6::link(&Reference6::prepare(&image).expect("the reference prepares it"), &[]).expect("links");
-    let mut compared = 0;
+    let (mut compared, mut failed) = (0, false);
     for function in functions {
         for n in ns {
             let arg = n.to_string();
             let unlimited = CallLimits { max_operations: Some(1_000_000), ..CallLimits::default() };
             let full = Ours::evaluate(&ours, function, &[&arg], unlimited);
-            assert!(full.result.is_ok(), "{function}({n}): nx-ir-core fails: {:?}", full.result);
+            assert!(!ok || full.result.is_ok(), "{function}({n}): nx-ir-core fails: {:?}", full.result);
+            failed |= full.result.is_err();
             let used = full.operations.expect("a budget was set");
             for budget in (0..=used + 1).chain([1_000_000]) {
                 let limits = CallLimits { max_operations: Some(budget), ..CallLimits::default() };
@@ -117,6 +147,7 @@ fn agree(text: &str, functions: &[&str], ns: &[u64]) -> usize {
             }
         }
     }
+    assert!(ok || failed, "{functions:?} were to fail at some n");
     compared
 }
 
@@ -130,7 +161,10 @@ fn the_benches_string_loops_agree_with_the_reference_under_every_budget() {
 fn concat_shapes_in_loops_agree_with_the_reference_under_every_budget() {
     let shapes = [
         "accented", "long", "scaled", "widened", "joined", "mixed", "textsThenInts", "relooped", "typed", "compared", "nested", "spliced",
+        "indexed", "converted", "halves",
     ];
-    let compared = agree(SHAPES, &shapes, &[0, 1, 3, 25]);
+    let mut compared = agree(SHAPES, &shapes, &[0, 1, 3, 25]);
+    // A conversion that cannot render its operand, from the fourth item on.
+    compared += agree_ending(SHAPES, &["unconvertible"], &[2, 3, 4, 25], false);
     println!("string loops (shapes): {compared} calls, 0 disagreements");
 }

@@ -1110,31 +1110,46 @@ impl<'p> Machine<'p> {
     /// other operands.
     #[inline(always)]
     fn concat_literal_int(&mut self, cx: Cx, frame: &Frame, index: u32, lhs: u32, rhs: u32) -> Option<IrResult<Value>> {
+        let (literal, operand, value) = self.literal_int(cx, frame, lhs, rhs)?;
+        Some(self.literal_int_parts(cx, index, literal, lhs, rhs, operand, value).map(TextParts::into_value))
+    }
+
+    /// The operands of a concat of a text literal and an integer leaf's text conversion: the
+    /// literal, the conversion's operand and the integer it holds (read, nothing charged).
+    #[inline(always)]
+    fn literal_int(&self, cx: Cx, frame: &Frame, lhs: u32, rhs: u32) -> Option<(&'p Text, u32, i64)> {
         let prog: &'p CompiledProgram = self.prog;
         let nodes = &prog.modules.get(cx.module as usize)?.nodes;
         let CNode::Str(literal) = nodes.get(lhs as usize)? else { return None };
         let CNode::Text { operand, form: TextForm::Int | TextForm::Float64 } = nodes.get(rhs as usize)? else {
             return None;
         };
-        let value = self.int_leaf(cx, frame, *operand)?;
-        // The concat's operands one level down, the conversion's operand one further.
+        Some((literal, *operand, self.int_leaf(cx, frame, *operand)?))
+    }
+
+    /// The concat node `index` (its own charge made) of [`Machine::literal_int`]'s operands:
+    /// the concat's operands charged one level down, the conversion's operand one further, and
+    /// the joined text's charges; the text left in its parts.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn literal_int_parts(&mut self, cx: Cx, index: u32, literal: &'p Text, lhs: u32, rhs: u32, operand: u32, value: i64) -> IrResult<TextParts<'p>> {
         self.nesting += 1;
-        let text = self.concat_literal_int_charged(cx, index, literal, lhs, rhs, *operand, value);
+        let charged = self.literal_int_charged(cx, lhs, rhs, operand);
         self.nesting -= 1;
-        Some(text)
+        charged?;
+        let parts = TextParts { left: literal, left_ascii: literal.is_ascii(), right: NumberText::int(value) };
+        self.charge_concat(cx, index, parts.left, parts.right.len(), parts.left_ascii)?;
+        Ok(parts)
     }
 
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn concat_literal_int_charged(&mut self, cx: Cx, index: u32, literal: &Text, lhs: u32, rhs: u32, operand: u32, value: i64) -> IrResult<Value> {
+    fn literal_int_charged(&mut self, cx: Cx, lhs: u32, rhs: u32, operand: u32) -> IrResult<()> {
         self.charge_node(cx, lhs)?;
         self.charge_node(cx, rhs)?;
         self.nesting += 1;
         let charged = self.charge_node(cx, operand);
         self.nesting -= 1;
-        charged?;
-        let mut digits = [0u8; 20];
-        self.concat_texts(cx, index, literal, int_digits(value, &mut digits), literal.is_ascii())
+        charged
     }
 
     /// The integer a leaf node holds (a local slot holding one, or a literal), read without
@@ -1152,15 +1167,22 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     fn concat_texts(&mut self, cx: Cx, index: u32, left: &str, right: &str, left_ascii: bool) -> IrResult<Value> {
         debug_assert!(right.is_ascii());
+        self.charge_concat(cx, index, left, right.len(), left_ascii)?;
+        Ok(Value::Str(Text::concat(left, right, left_ascii)))
+    }
+
+    /// The charges, work and memory of the concat node `index` joining `left` to `right_len`
+    /// bytes of ASCII.
+    #[inline(always)]
+    fn charge_concat(&mut self, cx: Cx, index: u32, left: &str, right_len: usize, left_ascii: bool) -> IrResult<()> {
         if self.budgeted {
             let left16 = if left_ascii { left.len() as u64 } else { len16(left) };
-            let cost = (left16 + right.len() as u64) / 64;
+            let cost = (left16 + right_len as u64) / 64;
             self.charge(cx, Some(index), cost)?;
         }
-        self.tally(1 + (left.len() + right.len()) as u64 / 64);
+        self.tally(1 + (left.len() + right_len) as u64 / 64);
         // As the general concat counts it against the memory ceiling.
-        self.allocate(cx, Some(index), (left.len() + right.len()) as u64)?;
-        Ok(Value::Str(Text::concat(left, right, left_ascii)))
+        self.allocate(cx, Some(index), (left.len() + right_len) as u64)
     }
 
     fn binary(&mut self, cx: Cx, index: u32, op: BinOp, left: Value, right: Value) -> IrResult<Value> {
@@ -1480,6 +1502,12 @@ impl<'p> Machine<'p> {
             Some(Fused::Text(_)) => Placed::texts(reserve, true),
             None => Placed::texts(reserve, false),
         };
+        // A body that is a number's text conversion leaves its text in parts, as does a text
+        // literal joined to an integer leaf's text (`literal_int`, checked per item).
+        let conversion = match (leaf_body, self.node(cx, body)) {
+            (None, Ok(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) })) => Some((*operand, *form)),
+            _ => None,
+        };
         let mut position = 0;
         while position < count {
             if let Some(fused) = fused {
@@ -1510,11 +1538,32 @@ impl<'p> Machine<'p> {
             if let Some(slot) = index_slot {
                 self.bind(frame, slot, Value::Int(position as i64))?;
             }
-            let value = match leaf_body {
-                Some((op, lhs, rhs)) => self.eval_binary_body(cx, frame, body, op, lhs, rhs)?,
-                None => self.eval(cx, frame, body)?,
-            };
-            self.place_item(cx, index, &mut out, value)?;
+            match (leaf_body, conversion) {
+                (Some((BinOp::Concat, lhs, rhs)), _) => match self.literal_int(cx, frame, lhs, rhs) {
+                    Some((literal, operand, value)) => {
+                        // As `eval_binary_body` charges it, the text not yet made.
+                        self.charge_node(cx, body)?;
+                        let parts = self.literal_int_parts(cx, body, literal, lhs, rhs, operand, value)?;
+                        self.place_parts(cx, index, &mut out, parts)?;
+                    }
+                    None => {
+                        let value = self.eval_binary_body(cx, frame, body, BinOp::Concat, lhs, rhs)?;
+                        self.place_item(cx, index, &mut out, value)?;
+                    }
+                },
+                (Some((op, lhs, rhs)), _) => {
+                    let value = self.eval_binary_body(cx, frame, body, op, lhs, rhs)?;
+                    self.place_item(cx, index, &mut out, value)?;
+                }
+                (None, Some((operand, form))) => match self.conversion_parts(cx, frame, body, operand, form)? {
+                    Ok(parts) => self.place_parts(cx, index, &mut out, parts)?,
+                    Err(value) => self.place_item(cx, index, &mut out, value)?,
+                },
+                (None, None) => {
+                    let value = self.eval(cx, frame, body)?;
+                    self.place_item(cx, index, &mut out, value)?;
+                }
+            }
             position += 1;
         }
         Ok(out.into_value())
@@ -1523,20 +1572,59 @@ impl<'p> Machine<'p> {
     /// [`Machine::place`] into a range loop's items: a text into packed texts while they are
     /// packed (the same charges), anything else after they are turned into values.
     fn place_item(&mut self, cx: Cx, node: u32, out: &mut Placed, value: Value) -> IrResult<()> {
-        if let Some(texts) = out.texts.as_mut() {
-            if let Value::Str(text) = &value {
-                if texts.has_room(text.len()) {
-                    self.charge_item(cx, node)?;
-                    if texts.len() == 0 {
-                        texts.reserve(out.reserve, 0);
-                    }
-                    texts.push_parts(text, "", text.is_ascii());
-                    return Ok(());
-                }
+        if let Value::Str(text) = &value {
+            if self.pack(cx, node, out, text, "", text.is_ascii())? {
+                return Ok(());
             }
-            out.unpack();
         }
+        out.unpack();
         self.place(cx, node, &mut out.values, value)
+    }
+
+    /// [`Machine::place_item`] of a text in parts: appended to packed texts as it is, made a
+    /// text only where the items are values.
+    fn place_parts(&mut self, cx: Cx, node: u32, out: &mut Placed, parts: TextParts<'p>) -> IrResult<()> {
+        if self.pack(cx, node, out, parts.left, parts.right.as_str(), parts.left_ascii)? {
+            return Ok(());
+        }
+        self.place_item(cx, node, out, parts.into_value())
+    }
+
+    /// Places the text `left` then `right` (`ascii` when both are) into packed texts with the
+    /// charges of placing an item; `false`, with nothing charged, where the items are values or
+    /// the buffer has no room for it.
+    #[inline(always)]
+    fn pack(&mut self, cx: Cx, node: u32, out: &mut Placed, left: &str, right: &str, ascii: bool) -> IrResult<bool> {
+        let Some(texts) = out.texts.as_mut() else { return Ok(false) };
+        if !texts.has_room(left.len() + right.len()) {
+            return Ok(false);
+        }
+        self.charge_item(cx, node)?;
+        if texts.len() == 0 {
+            texts.reserve(out.reserve, 0);
+        }
+        texts.push_parts(left, right, ascii);
+        Ok(true)
+    }
+
+    /// The range loop body `body`, the text conversion of `operand` in `form`, evaluated as
+    /// [`Machine::eval`] evaluates it: a number's text left in parts (`Ok`), any other
+    /// conversion's value made (`Err`).
+    fn conversion_parts(&mut self, cx: Cx, frame: &mut Frame, body: u32, operand: u32, form: TextForm) -> IrResult<Result<TextParts<'p>, Value>> {
+        self.charge_node(cx, body)?;
+        self.nesting += 1;
+        let value = self.eval(cx, frame, operand);
+        self.nesting -= 1;
+        let right = match value? {
+            Value::Int(i) => NumberText::int(i),
+            Value::Float(f) => {
+                let mut out = NumberText::new();
+                write_float64(f, &mut out);
+                out
+            }
+            other => return self.text(cx, body, &other, form).map(Err),
+        };
+        Ok(Ok(TextParts { left: "", left_ascii: true, right }))
     }
 
     /// A loop body that is one integer operator over the loop variable and integer constants
@@ -2279,6 +2367,20 @@ impl DecimalCounter {
 enum Fused<'p> {
     Int(FusedBody),
     Text(&'p Text),
+}
+
+/// A text made by a loop body, all its charges made, in two parts: a program literal (or
+/// nothing) and ASCII on the stack. Packed items take the parts as they are.
+struct TextParts<'p> {
+    left: &'p str,
+    left_ascii: bool,
+    right: NumberText,
+}
+
+impl TextParts<'_> {
+    fn into_value(self) -> Value {
+        Value::Str(Text::concat(self.left, self.right.as_str(), self.left_ascii))
+    }
 }
 
 /// The items a range loop places ([`Machine::place_item`]): packed texts while every item is

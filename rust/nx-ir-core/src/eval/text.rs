@@ -2,6 +2,8 @@
 //! the shortest round-trip digits of the f64 (or, for `float32`, of the f32), placed by the
 //! decimal point position.
 
+use super::value::int_digits;
+
 /// The float64 form of `value`.
 pub fn float64_text(value: f64) -> String {
     let mut out = NumberText::new();
@@ -32,6 +34,20 @@ impl NumberText {
         // SAFETY: only ASCII is ever written (`push` takes digits, signs, '.', 'e' and the
         // words of the special values; `write_str` the formatter's scientific form).
         unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.len]) }
+    }
+
+    /// The decimal text of `value` (at most 20 bytes).
+    pub fn int(value: i64) -> NumberText {
+        let mut digits = [0u8; 20];
+        let text = int_digits(value, &mut digits).as_bytes();
+        let mut out = NumberText::new();
+        out.bytes[..text.len()].copy_from_slice(text);
+        out.len = text.len();
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
     }
 
     fn push(&mut self, byte: u8) {
