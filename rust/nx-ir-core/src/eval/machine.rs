@@ -1111,7 +1111,8 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     fn concat_literal_int(&mut self, cx: Cx, frame: &Frame, index: u32, lhs: u32, rhs: u32) -> Option<IrResult<Value>> {
         let (literal, operand, value) = self.literal_int(cx, frame, lhs, rhs)?;
-        Some(self.literal_int_parts(cx, index, literal, lhs, rhs, operand, value).map(TextParts::into_value))
+        let mut scratch = Scratch::new();
+        Some(self.literal_int_parts(cx, index, literal, lhs, rhs, operand, value, &mut scratch).map(TextParts::into_value))
     }
 
     /// The operands of a concat of a text literal and an integer leaf's text conversion: the
@@ -1132,12 +1133,25 @@ impl<'p> Machine<'p> {
     /// the joined text's charges; the text left in its parts.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn literal_int_parts(&mut self, cx: Cx, index: u32, literal: &'p Text, lhs: u32, rhs: u32, operand: u32, value: i64) -> IrResult<TextParts<'p>> {
+    fn literal_int_parts<'t>(
+        &mut self,
+        cx: Cx,
+        index: u32,
+        literal: &'p Text,
+        lhs: u32,
+        rhs: u32,
+        operand: u32,
+        value: i64,
+        scratch: &'t mut Scratch,
+    ) -> IrResult<TextParts<'t>>
+    where
+        'p: 't,
+    {
         self.nesting += 1;
         let charged = self.literal_int_charged(cx, lhs, rhs, operand);
         self.nesting -= 1;
         charged?;
-        let parts = TextParts { left: literal, left_ascii: literal.is_ascii(), right: NumberText::int(value) };
+        let parts = TextParts { left: literal, left_ascii: literal.is_ascii(), right: scratch.int(value) };
         self.charge_concat(cx, index, parts.left, parts.right.len(), parts.left_ascii)?;
         Ok(parts)
     }
@@ -1508,6 +1522,7 @@ impl<'p> Machine<'p> {
             (None, Ok(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) })) => Some((*operand, *form)),
             _ => None,
         };
+        let mut scratch = Scratch::new();
         let mut position = 0;
         while position < count {
             if let Some(fused) = fused {
@@ -1543,7 +1558,7 @@ impl<'p> Machine<'p> {
                     Some((literal, operand, value)) => {
                         // As `eval_binary_body` charges it, the text not yet made.
                         self.charge_node(cx, body)?;
-                        let parts = self.literal_int_parts(cx, body, literal, lhs, rhs, operand, value)?;
+                        let parts = self.literal_int_parts(cx, body, literal, lhs, rhs, operand, value, &mut scratch)?;
                         self.place_parts(cx, index, &mut out, parts)?;
                     }
                     None => {
@@ -1555,7 +1570,7 @@ impl<'p> Machine<'p> {
                     let value = self.eval_binary_body(cx, frame, body, op, lhs, rhs)?;
                     self.place_item(cx, index, &mut out, value)?;
                 }
-                (None, Some((operand, form))) => match self.conversion_parts(cx, frame, body, operand, form)? {
+                (None, Some((operand, form))) => match self.conversion_parts(cx, frame, body, operand, form, &mut scratch)? {
                     Ok(parts) => self.place_parts(cx, index, &mut out, parts)?,
                     Err(value) => self.place_item(cx, index, &mut out, value)?,
                 },
@@ -1583,8 +1598,8 @@ impl<'p> Machine<'p> {
 
     /// [`Machine::place_item`] of a text in parts: appended to packed texts as it is, made a
     /// text only where the items are values.
-    fn place_parts(&mut self, cx: Cx, node: u32, out: &mut Placed, parts: TextParts<'p>) -> IrResult<()> {
-        if self.pack(cx, node, out, parts.left, parts.right.as_str(), parts.left_ascii)? {
+    fn place_parts(&mut self, cx: Cx, node: u32, out: &mut Placed, parts: TextParts<'_>) -> IrResult<()> {
+        if self.pack(cx, node, out, parts.left, parts.right, parts.left_ascii)? {
             return Ok(());
         }
         self.place_item(cx, node, out, parts.into_value())
@@ -1610,18 +1625,22 @@ impl<'p> Machine<'p> {
     /// The range loop body `body`, the text conversion of `operand` in `form`, evaluated as
     /// [`Machine::eval`] evaluates it: a number's text left in parts (`Ok`), any other
     /// conversion's value made (`Err`).
-    fn conversion_parts(&mut self, cx: Cx, frame: &mut Frame, body: u32, operand: u32, form: TextForm) -> IrResult<Result<TextParts<'p>, Value>> {
+    fn conversion_parts<'t>(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        body: u32,
+        operand: u32,
+        form: TextForm,
+        scratch: &'t mut Scratch,
+    ) -> IrResult<Result<TextParts<'t>, Value>> {
         self.charge_node(cx, body)?;
         self.nesting += 1;
         let value = self.eval(cx, frame, operand);
         self.nesting -= 1;
         let right = match value? {
-            Value::Int(i) => NumberText::int(i),
-            Value::Float(f) => {
-                let mut out = NumberText::new();
-                write_float64(f, &mut out);
-                out
-            }
+            Value::Int(i) => scratch.int(i),
+            Value::Float(f) => scratch.float64(f),
             other => return self.text(cx, body, &other, form).map(Err),
         };
         Ok(Ok(TextParts { left: "", left_ascii: true, right }))
@@ -2370,16 +2389,38 @@ enum Fused<'p> {
 }
 
 /// A text made by a loop body, all its charges made, in two parts: a program literal (or
-/// nothing) and ASCII on the stack. Packed items take the parts as they are.
-struct TextParts<'p> {
-    left: &'p str,
+/// nothing) and a number's ASCII text in a [`Scratch`]. Packed items take the parts as they are.
+struct TextParts<'t> {
+    left: &'t str,
     left_ascii: bool,
-    right: NumberText,
+    right: &'t str,
 }
 
 impl TextParts<'_> {
     fn into_value(self) -> Value {
-        Value::Str(Text::concat(self.left, self.right.as_str(), self.left_ascii))
+        Value::Str(Text::concat(self.left, self.right, self.left_ascii))
+    }
+}
+
+/// Room on the stack for a number's text, kept by a loop for all its items: a text is read
+/// where it was written (copying a text just written byte by byte would wait on those writes).
+struct Scratch {
+    digits: [u8; 20],
+    number: NumberText,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch { digits: [0; 20], number: NumberText::new() }
+    }
+
+    fn int(&mut self, value: i64) -> &str {
+        int_digits(value, &mut self.digits)
+    }
+
+    fn float64(&mut self, value: f64) -> &str {
+        write_float64(value, &mut self.number);
+        self.number.as_str()
     }
 }
 

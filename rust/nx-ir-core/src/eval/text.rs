@@ -2,8 +2,6 @@
 //! the shortest round-trip digits of the f64 (or, for `float32`, of the f32), placed by the
 //! decimal point position.
 
-use super::value::int_digits;
-
 /// The float64 form of `value`.
 pub fn float64_text(value: f64) -> String {
     let mut out = NumberText::new();
@@ -34,20 +32,6 @@ impl NumberText {
         // SAFETY: only ASCII is ever written (`push` takes digits, signs, '.', 'e' and the
         // words of the special values; `write_str` the formatter's scientific form).
         unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.len]) }
-    }
-
-    /// The decimal text of `value` (at most 20 bytes).
-    pub fn int(value: i64) -> NumberText {
-        let mut digits = [0u8; 20];
-        let text = int_digits(value, &mut digits).as_bytes();
-        let mut out = NumberText::new();
-        out.bytes[..text.len()].copy_from_slice(text);
-        out.len = text.len();
-        out
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
     }
 
     fn push(&mut self, byte: u8) {
@@ -87,10 +71,35 @@ pub(crate) fn write_float64(value: f64, out: &mut NumberText) {
         Some((whole, places)) => integer_digits(whole, places, &mut digits),
         None => {
             let binary = binary_parts(magnitude.to_bits(), 52, 1023);
-            shortest_digits(ryu::Buffer::new().format_finite(magnitude), binary, &mut digits)
+            let mut buffer = ryu::Buffer::new();
+            let form = buffer.format_finite(magnitude);
+            if let Some(plain) = plain_form(form, binary) {
+                if negative {
+                    out.push(b'-');
+                }
+                out.push_all(plain.as_bytes());
+                return;
+            }
+            shortest_digits(form, binary, &mut digits)
         }
     };
     place(negative, &digits[..count], point, out);
+}
+
+/// Ryu's form of a float (`mantissa × 2^power`) where it is already ECMAScript's: a decimal
+/// with a fraction and no exponent (ryu writes those for points from -4 to 16, within
+/// ECMAScript's plain range, and lays them out alike), and surely not an exact tie, where the
+/// two break differently ([`shortest_digits`]). A tie needs the float's odd mantissa at the
+/// power -q, q being one more than the count of fraction digits ([`is_tie`]).
+fn plain_form(form: &str, (mantissa, power): (u64, i64)) -> Option<&str> {
+    let bytes = form.as_bytes();
+    let point = bytes.iter().position(|b| *b == b'.')?;
+    let fraction = &bytes[point + 1..];
+    if fraction == b"0" || fraction.contains(&b'e') {
+        return None;
+    }
+    let odd_power = power + i64::from(mantissa.trailing_zeros());
+    (odd_power != -(fraction.len() as i64 + 1)).then_some(form)
 }
 
 /// Writes the float32 form of `value` (taken as an f32) into `out` (which it clears first).
