@@ -1570,10 +1570,7 @@ impl<'p> Machine<'p> {
                     let value = self.eval_binary_body(cx, frame, body, op, lhs, rhs)?;
                     self.place_item(cx, index, &mut out, value)?;
                 }
-                (None, Some((operand, form))) => match self.conversion_parts(cx, frame, body, operand, form, &mut scratch)? {
-                    Ok(parts) => self.place_parts(cx, index, &mut out, parts)?,
-                    Err(value) => self.place_item(cx, index, &mut out, value)?,
-                },
+                (None, Some((operand, form))) => self.place_conversion(cx, frame, index, body, operand, form, &mut out, &mut scratch)?,
                 (None, None) => {
                     let value = self.eval(cx, frame, body)?;
                     self.place_item(cx, index, &mut out, value)?;
@@ -1623,17 +1620,20 @@ impl<'p> Machine<'p> {
     }
 
     /// The range loop body `body`, the text conversion of `operand` in `form`, evaluated as
-    /// [`Machine::eval`] evaluates it: a number's text left in parts (`Ok`), any other
-    /// conversion's value made (`Err`).
-    fn conversion_parts<'t>(
+    /// [`Machine::eval`] evaluates it and placed as the loop `index`'s item: a number's text
+    /// from the scratch, any other conversion's value made.
+    #[allow(clippy::too_many_arguments)]
+    fn place_conversion(
         &mut self,
         cx: Cx,
         frame: &mut Frame,
+        index: u32,
         body: u32,
         operand: u32,
         form: TextForm,
-        scratch: &'t mut Scratch,
-    ) -> IrResult<Result<TextParts<'t>, Value>> {
+        out: &mut Placed,
+        scratch: &mut Scratch,
+    ) -> IrResult<()> {
         self.charge_node(cx, body)?;
         self.nesting += 1;
         let value = self.eval(cx, frame, operand);
@@ -1641,9 +1641,12 @@ impl<'p> Machine<'p> {
         let right = match value? {
             Value::Int(i) => scratch.int(i),
             Value::Float(f) => scratch.float64(f),
-            other => return self.text(cx, body, &other, form).map(Err),
+            other => {
+                let value = self.text(cx, body, &other, form)?;
+                return self.place_item(cx, index, out, value);
+            }
         };
-        Ok(Ok(TextParts { left: "", left_ascii: true, right }))
+        self.place_parts(cx, index, out, TextParts { left: "", left_ascii: true, right })
     }
 
     /// A loop body that is one integer operator over the loop variable and integer constants
