@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 
 NX = "nx-agent"
 NX_EXECUTE = "nx-agent (tool.execute)"
+NX_GIVEN_BACK = "nx-agent (arenas given back)"
 PYTHON = "Python (unsandboxed)"
 COLD_NX = "nx-agent (image bytes)"
 COLD_FLOOR = "python -c pass"
@@ -212,6 +213,15 @@ def render(data: dict[str, Any]) -> str:
             f"- Load average (1, 5, 15 min) before / after: {run_info['load_before']} / "
             f"{run_info['load_after']} (a busy machine makes every figure noisy; the ratios less so)"
         )
+    kept = _kept_arenas(results)
+    if kept:
+        out.append(
+            f"- The benchmark process keeps up to {kept >> 20} MiB of Python's freed object arenas "
+            "mapped for reuse (`ir.keep_python_arenas`, as a host serving many calls would set it): "
+            "every engine in the process makes its Python objects with the same allocator. Rows "
+            f"`{NX_GIVEN_BACK}` run nx-agent with them given back to the OS after every call, "
+            "the interpreter's default."
+        )
     out.append("")
     out += _targets(results, metered, info["python"])
     out += _work_targets(results, metered)
@@ -230,7 +240,7 @@ def _peer_cell(engine: str, bench: dict[str, Any] | None, ours: dict[str, Any] |
     """A table cell: nx-agent's own figures, or a peer's time with its ratio to nx-agent's."""
     if bench is None:
         return "not run (see below)"
-    if engine == NX:
+    if engine in (NX, NX_GIVEN_BACK):
         return _nx_cell(bench)
     if ours is None:
         return duration(median(bench))
@@ -440,7 +450,7 @@ def _work(results: Results, notes: dict[str, dict[str, str]], metered: set[str])
         header.append(f"{WORK_TITLES[w]} (n = {n:,})")
     rows = []
     for engine in engines:
-        row = [engine, "yes" if engine == NX or engine in metered else "no"]
+        row = [engine, "yes" if engine.startswith(NX) or engine in metered else "no"]
         for w in workloads:
             row.append(_peer_cell(engine, results.find(w, engine), results.find(w, NX)))
         rows.append(row)
@@ -512,6 +522,7 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
     behind: list[str] = []
     per_op: list[tuple[str, float]] = []
     fused_op: list[str] = []
+    given_op: list[str] = []
     for workload, n in cases:
         ours = results.find(workload, NX, n=n)
         if ours is None:
@@ -523,9 +534,12 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
             fused_op.append(f"{n:,}: {ns:.1f}")
             ns = median(general) / general["extra_info"]["operations"] * 1e9
         per_op.append((f"{workload} {n:,}", ns))
+        given = results.find("items_general" if workload == "items" else workload, NX_GIVEN_BACK, n=n)
+        if given is not None:
+            given_op.append(f"{workload} {n:,}: {median(given) / given['extra_info']['operations'] * 1e9:.1f}")
         for bench in results.of(workload):
             info = bench["extra_info"]
-            if info["engine"] in (NX, PYTHON) or info.get("n") != n:
+            if info["engine"].startswith(NX) or info["engine"] == PYTHON or info.get("n") != n:
                 continue
             paired = results.find(f"{workload}_paired", info["engine"], n=n)
             times = median(bench) / median(ours) if paired is None else paired["extra_info"]["ratio"]
@@ -572,9 +586,29 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
         f"integer's text; for items, the same loop with an index variable it never reads, which "
         f"the fused path does not take): {verdict} ({', '.join(f'{label}: {ns:.1f}' for label, ns in per_op)} ns/op; spread "
         f"{worst_op / max(min(figures, default=1.0), 1e-9):.1f}× between the cheapest and the dearest "
-        f"workload per operation).{fused}"
+        f"workload per operation).{fused}{_given_back(results, given_op)}"
     )
     return out + [""]
+
+
+def _kept_arenas(results: Results) -> int | None:
+    """The bytes of freed object arenas the run kept (`ir.keep_python_arenas`), if it says."""
+    for bench in results.of("floats") + results.of("items"):
+        kept = bench["extra_info"].get("kept_arenas")
+        if kept is not None:
+            return int(kept)
+    return None
+
+
+def _given_back(results: Results, figures: list[str]) -> str:
+    kept = _kept_arenas(results)
+    if not kept or not figures:
+        return ""
+    return (
+        f" These figures are with up to {kept >> 20} MiB of Python's freed object arenas kept "
+        f"mapped (see the top); with them given back to the OS after every call, the "
+        f"interpreter's default (`{NX_GIVEN_BACK}`, the general path): {', '.join(figures)} ns/op."
+    )
 
 
 def _pick(results: Results, task: str, threads: int, processes: bool = False) -> dict[str, Any] | None:

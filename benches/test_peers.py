@@ -7,6 +7,7 @@ needs: the workload, the engine, n, and for NX the operations the call was charg
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import json
@@ -14,7 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,13 @@ from timing import per_call
 
 NX = "nx-agent"
 NX_EXECUTE = "nx-agent (tool.execute)"
+#: nx-agent with Python's freed object arenas given back to the OS, as the interpreter does by
+#: default (the work tools and the general items loop run so too).
+NX_GIVEN_BACK = "nx-agent (arenas given back)"
+#: Bytes of freed object arenas this process keeps (`ir.keep_python_arenas`), for every engine
+#: in it, as a host serving many calls would; NX_BENCH_KEEP_ARENAS=0 runs with the default.
+KEPT_ARENAS = int(os.environ.get("NX_BENCH_KEEP_ARENAS", str(256 << 20)))
+ir.keep_python_arenas(KEPT_ARENAS)
 PEERS: list[Peer] = [PythonFloor(), Cel(), Starlark(), Lua(), Wasm(), SimpleEval()]
 LIBRARY = nx.agent_library_program()
 LOOPS = nx.loops_program()
@@ -48,7 +56,17 @@ CALLS = 500
 
 
 def record(benchmark: Any, workload: str, engine: str, n: int | None = None, **more: Any) -> None:
-    benchmark.extra_info.update(workload=workload, engine=engine, n=n, **more)
+    benchmark.extra_info.update(workload=workload, engine=engine, n=n, kept_arenas=KEPT_ARENAS, **more)
+
+
+@contextlib.contextmanager
+def arenas_given_back() -> Iterator[None]:
+    """Freed object arenas go back to the OS while it runs (the interpreter's default)."""
+    kept = ir.keep_python_arenas(0)
+    try:
+        yield
+    finally:
+        ir.keep_python_arenas(kept)
 
 
 def sizes(peer: Peer, workload: str, all_sizes: tuple[int, ...]) -> list[int]:
@@ -187,6 +205,16 @@ def test_nx_items_general(benchmark: Any, n: int) -> None:
     record(benchmark, "items_general", NX, n, operations=result.usage["operations"])
 
 
+@pytest.mark.parametrize("n", workloads.ITEMS_SIZES)
+def test_nx_items_general_given_back(benchmark: Any, n: int) -> None:
+    """`itemsGeneral` with Python's freed arenas given back to the OS between calls."""
+    benchmark.group = f"items general n={n}"
+    with arenas_given_back():
+        result = benchmark(nx.loop, LOOPS, "itemsGeneral", n)
+    assert result.value == workloads.items(n)
+    record(benchmark, "items_general", NX_GIVEN_BACK, n, operations=result.usage["operations"])
+
+
 @pytest.mark.parametrize(("peer", "n"), peer_cases("items", workloads.ITEMS_SIZES))
 def test_peer_items(benchmark: Any, peer: Peer, n: int) -> None:
     benchmark.group = f"items n={n}"
@@ -230,6 +258,17 @@ def test_nx_work(benchmark: Any, workload: str) -> None:
     result = benchmark(nx.work, WORK, workload, arg, n)
     assert result.value == expected
     record(benchmark, workload, NX, n, operations=result.usage["operations"])
+
+
+@pytest.mark.parametrize("workload", list(WORK_CASES))
+def test_nx_work_given_back(benchmark: Any, workload: str) -> None:
+    """A work tool with Python's freed arenas given back to the OS between calls."""
+    n, arg, expected = WORK_CASES[workload]
+    benchmark.group = f"{workload} n={n}"
+    with arenas_given_back():
+        result = benchmark(nx.work, WORK, workload, arg, n)
+    assert result.value == expected
+    record(benchmark, workload, NX_GIVEN_BACK, n, operations=result.usage["operations"])
 
 
 def _work_cases() -> list[Any]:

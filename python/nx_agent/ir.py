@@ -46,6 +46,14 @@ Every call takes limits as :func:`evaluate_function` does (keywords or a :class:
 :func:`evaluate_function` would, on the evaluator's profiling path, and returns a :class:`Profile`
 of where its operations went; its ``total`` is the call's ``usage["operations"]``.
 
+:func:`keep_python_arenas` is a process-wide choice for a host that serves many calls: CPython
+gives an arena of objects (1 MiB) back to the OS as soon as it is empty, so a call returning a
+large result maps fresh memory, one page fault per 4 KiB, every time the host has dropped the
+last one. ``keep_python_arenas(limit)`` keeps up to ``limit`` bytes of freed arenas mapped and
+hands them out again (for every object of the interpreter, not only nx-agent's); it returns the
+previous limit, and ``keep_python_arenas(0)`` gives the kept ones back. Off by default; the
+stable-ABI (abi3) build cannot do it and raises :class:`NxError`.
+
 Every refusal raises :class:`NxIrError` with ``code`` and ``diagnostics``.
 """
 
@@ -73,6 +81,7 @@ from ._native import (
     evaluate_function,
     explain,
     initialize_component,
+    keep_python_arenas,
     link_program,
     measure_input_size,
     merge_updates,
@@ -116,6 +125,7 @@ __all__ = [
     "evaluate_function",
     "explain",
     "initialize_component",
+    "keep_python_arenas",
     "link_program",
     "measure_input_size",
     "merge_updates",

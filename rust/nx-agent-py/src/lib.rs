@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod alloc;
+mod arenas;
 mod component;
 mod declarations;
 mod errors;
@@ -45,6 +46,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(alloc::_allocator, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_check, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_arena, m)?)?;
+    m.add_function(wrap_pyfunction!(arenas::keep_python_arenas, m)?)?;
+    m.add_function(wrap_pyfunction!(arenas::_kept_arena_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(profile::_profile_next, m)?)?;
     m.add_function(wrap_pyfunction!(profile::_take_profile, m)?)?;
     m.add_function(wrap_pyfunction!(text::assemble, m)?)?;
