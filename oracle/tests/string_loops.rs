@@ -6,9 +6,9 @@
 //! 64-byte texts, as the result's writing charges each; texts then integers in one list; a
 //! list of texts looped over again, checked against a declared `string*`, compared, nested
 //! and spliced into another, as nx-ir-core packs such lists; a loop body that is a number's
-//! text conversion, or a literal joined to one in a loop with an index variable, whose texts
-//! nx-ir-core packs without making them, and a conversion failing part way), evaluated by nx-ir-core and by
-//! `nx-ir-runtime` 0.10.0 on the same image
+//! text conversion (of a leaf operator or a nested one), or a literal joined to one in a loop
+//! with an index variable, whose texts nx-ir-core packs without making them, and a conversion
+//! failing part way), evaluated by nx-ir-core and by `nx-ir-runtime` 0.10.0 on the same image
 //! under every budget from none to enough: the same value, the same operations used, and the
 //! same failure at the same point when the budget runs out.
 
@@ -18,7 +18,7 @@ use nx_ir_core::assemble::{assemble_image, AssembleOptions};
 const SHAPES: &str = r#"module strings.nx fingerprint 1
 links @nx/prelude.nx version "1" fingerprint 16429037828798365428
 requires ranges-v1
-entrypoints functions [accented long scaled widened joined mixed textsThenInts relooped typed compared nested spliced indexed converted halves unconvertible] components []
+entrypoints functions [accented long scaled widened joined mixed textsThenInts relooped typed compared nested spliced indexed converted halves sums unconvertible] components []
 
 function accented(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
@@ -102,6 +102,10 @@ function halves(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     text<int>((i mul 0.5))
 
+function sums(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    text<int>(((i mul 2) add 1))
+
 function unconvertible(n: int) =
   for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     text<float64>(pick(i))
@@ -161,7 +165,7 @@ fn the_benches_string_loops_agree_with_the_reference_under_every_budget() {
 fn concat_shapes_in_loops_agree_with_the_reference_under_every_budget() {
     let shapes = [
         "accented", "long", "scaled", "widened", "joined", "mixed", "textsThenInts", "relooped", "typed", "compared", "nested", "spliced",
-        "indexed", "converted", "halves",
+        "indexed", "converted", "halves", "sums",
     ];
     let mut compared = agree(SHAPES, &shapes, &[0, 1, 3, 25]);
     // A conversion that cannot render its operand, from the fourth item on.

@@ -1519,7 +1519,9 @@ impl<'p> Machine<'p> {
         // A body that is a number's text conversion leaves its text in parts, as does a text
         // literal joined to an integer leaf's text (`literal_int`, checked per item).
         let conversion = match (leaf_body, self.node(cx, body)) {
-            (None, Ok(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) })) => Some((*operand, *form)),
+            (None, Ok(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) })) => {
+                Some(Conversion { operand: *operand, form: *form, binary: self.binary_node(cx, *operand) })
+            }
             _ => None,
         };
         let mut scratch = Scratch::new();
@@ -1570,7 +1572,7 @@ impl<'p> Machine<'p> {
                     let value = self.eval_binary_body(cx, frame, body, op, lhs, rhs)?;
                     self.place_item(cx, index, &mut out, value)?;
                 }
-                (None, Some((operand, form))) => self.place_conversion(cx, frame, index, body, operand, form, &mut out, &mut scratch)?,
+                (None, Some(conversion)) => self.place_conversion(cx, frame, index, body, conversion, &mut out, &mut scratch)?,
                 (None, None) => {
                     let value = self.eval(cx, frame, body)?;
                     self.place_item(cx, index, &mut out, value)?;
@@ -1619,9 +1621,9 @@ impl<'p> Machine<'p> {
         Ok(true)
     }
 
-    /// The range loop body `body`, the text conversion of `operand` in `form`, evaluated as
-    /// [`Machine::eval`] evaluates it and placed as the loop `index`'s item: a number's text
-    /// from the scratch, any other conversion's value made.
+    /// The range loop body `body`, a text conversion, evaluated as [`Machine::eval`] evaluates
+    /// it and placed as the loop `index`'s item: a number's text from the scratch, any other
+    /// conversion's value made.
     #[allow(clippy::too_many_arguments)]
     fn place_conversion(
         &mut self,
@@ -1629,14 +1631,16 @@ impl<'p> Machine<'p> {
         frame: &mut Frame,
         index: u32,
         body: u32,
-        operand: u32,
-        form: TextForm,
+        Conversion { operand, form, binary }: Conversion,
         out: &mut Placed,
         scratch: &mut Scratch,
     ) -> IrResult<()> {
         self.charge_node(cx, body)?;
         self.nesting += 1;
-        let value = self.eval(cx, frame, operand);
+        let value = match binary {
+            Some((op, lhs, rhs)) => self.eval_binary_body(cx, frame, operand, op, lhs, rhs),
+            None => self.eval(cx, frame, operand),
+        };
         self.nesting -= 1;
         let right = match value? {
             Value::Int(i) => scratch.int(i),
@@ -2389,6 +2393,15 @@ impl DecimalCounter {
 enum Fused<'p> {
     Int(FusedBody),
     Text(&'p Text),
+}
+
+/// A range loop body that is a text conversion ([`Machine::place_conversion`]): its operand,
+/// its form, and the operand's operator and operands where it is a binary operator node.
+#[derive(Clone, Copy)]
+struct Conversion {
+    operand: u32,
+    form: TextForm,
+    binary: Option<(BinOp, u32, u32)>,
 }
 
 /// A text made by a loop body, all its charges made, in two parts: a program literal (or
