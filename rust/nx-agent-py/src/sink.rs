@@ -262,7 +262,7 @@ impl<'py> PySink<'_, 'py> {
             if object.is_null() {
                 return Err(self.failed(PyErr::fetch(self.py)));
             }
-            std::ptr::copy_nonoverlapping(text.as_ptr(), ffi::PyUnicode_1BYTE_DATA(object), text.len());
+            nx_ir_core::eval::copy_short(text.as_bytes(), ffi::PyUnicode_1BYTE_DATA(object));
             Ok(Bound::from_owned_ptr(self.py, object))
         }
     }

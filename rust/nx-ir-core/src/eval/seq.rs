@@ -163,8 +163,19 @@ impl Texts {
     /// [`Texts::has_room`] for them.
     #[inline(always)]
     pub fn push_parts(&mut self, left: &str, right: &str, ascii: bool) {
-        self.bytes.push_str(left);
-        self.bytes.push_str(right);
+        let len = left.len() + right.len();
+        self.bytes.reserve(len);
+        // SAFETY: `len` bytes of room were reserved after the current end; both parts are
+        // written there whole, so the new end covers initialized bytes, and the two strs make a
+        // valid UTF-8 string together.
+        unsafe {
+            let bytes = self.bytes.as_mut_vec();
+            let end = bytes.len();
+            let at = bytes.as_mut_ptr().add(end);
+            copy_short(left.as_bytes(), at);
+            copy_short(right.as_bytes(), at.add(left.len()));
+            bytes.set_len(end + len);
+        }
         self.ascii &= ascii;
         self.ends.push(self.bytes.len() as u32);
     }
@@ -218,6 +229,23 @@ impl Texts {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_copies_write_exactly_their_bytes() {
+        let source: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
+        for len in 0..=64 {
+            for offset in 0..3 {
+                // Sentinels around the room the copy may write.
+                let mut to = vec![0xAAu8; len + 2 * 17];
+                let from = &source[offset..(offset + len).min(64)];
+                let len = from.len();
+                // SAFETY: `to` has 17 + len + 17 bytes; the copy writes at 17.
+                unsafe { copy_short(from, to.as_mut_ptr().add(17)) };
+                assert_eq!(&to[17..17 + len], from, "len {len}");
+                assert!(to[..17].iter().chain(&to[17 + len..]).all(|b| *b == 0xAA), "len {len} wrote outside");
+            }
+        }
+    }
+
     use super::*;
 
     fn packed(texts: &[&str]) -> Items {
@@ -284,5 +312,44 @@ mod tests {
         assert!(texts.has_room(u32::MAX as usize));
         assert!(!texts.has_room(u32::MAX as usize + 1));
         assert!(!texts.has_room(usize::MAX));
+    }
+}
+
+/// Copies `from` to `to`: a text of up to 32 bytes with two overlapping loads and stores of
+/// one width (no call, where `copy_nonoverlapping` of a length known only at run time calls
+/// `memcpy`), a longer one by `copy_nonoverlapping`.
+///
+/// # Safety
+/// `to` is valid for writing `from.len()` bytes and does not overlap `from`.
+#[inline(always)]
+pub unsafe fn copy_short(from: &[u8], to: *mut u8) {
+    let (len, src) = (from.len(), from.as_ptr());
+    // SAFETY (each arm): both loads and both stores lie within the first and the last `len`
+    // bytes of `from` and `to` (the width is at most `len`).
+    unsafe {
+        match len {
+            0 => {}
+            1..=3 => {
+                *to = *src;
+                *to.add(len / 2) = *src.add(len / 2);
+                *to.add(len - 1) = *src.add(len - 1);
+            }
+            4..=7 => {
+                let (head, tail) = (src.cast::<u32>().read_unaligned(), src.add(len - 4).cast::<u32>().read_unaligned());
+                to.cast::<u32>().write_unaligned(head);
+                to.add(len - 4).cast::<u32>().write_unaligned(tail);
+            }
+            8..=16 => {
+                let (head, tail) = (src.cast::<u64>().read_unaligned(), src.add(len - 8).cast::<u64>().read_unaligned());
+                to.cast::<u64>().write_unaligned(head);
+                to.add(len - 8).cast::<u64>().write_unaligned(tail);
+            }
+            17..=32 => {
+                let (head, tail) = (src.cast::<u128>().read_unaligned(), src.add(len - 16).cast::<u128>().read_unaligned());
+                to.cast::<u128>().write_unaligned(head);
+                to.add(len - 16).cast::<u128>().write_unaligned(tail);
+            }
+            _ => std::ptr::copy_nonoverlapping(src, to, len),
+        }
     }
 }
