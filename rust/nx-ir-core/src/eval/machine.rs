@@ -1780,7 +1780,7 @@ impl<'p> Machine<'p> {
                 break;
             }
             self.allocated = allocated;
-            out.push_parts(literal, text, ascii);
+            out.push_fresh(literal, text, ascii);
             done += 1;
         }
         self.remaining -= done * CHARGES;

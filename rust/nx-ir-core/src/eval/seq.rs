@@ -163,6 +163,18 @@ impl Texts {
     /// [`Texts::has_room`] for them.
     #[inline(always)]
     pub fn push_parts(&mut self, left: &str, right: &str, ascii: bool) {
+        self.push_copied(left, right, ascii, false);
+    }
+
+    /// [`Texts::push_parts`] of a `right` whose bytes were just written one at a time (the
+    /// fused loop's digit counter): read back a byte at a time ([`copy_fresh`]).
+    #[inline(always)]
+    pub fn push_fresh(&mut self, left: &str, right: &str, ascii: bool) {
+        self.push_copied(left, right, ascii, true);
+    }
+
+    #[inline(always)]
+    fn push_copied(&mut self, left: &str, right: &str, ascii: bool, fresh: bool) {
         let len = left.len() + right.len();
         self.bytes.reserve(len);
         // SAFETY: `len` bytes of room were reserved after the current end; both parts are
@@ -173,7 +185,11 @@ impl Texts {
             let end = bytes.len();
             let at = bytes.as_mut_ptr().add(end);
             copy_short(left.as_bytes(), at);
-            copy_short(right.as_bytes(), at.add(left.len()));
+            if fresh {
+                copy_fresh(right.as_bytes(), at.add(left.len()));
+            } else {
+                copy_short(right.as_bytes(), at.add(left.len()));
+            }
             bytes.set_len(end + len);
         }
         self.ascii &= ascii;
@@ -312,6 +328,20 @@ mod tests {
         assert!(texts.has_room(u32::MAX as usize));
         assert!(!texts.has_room(u32::MAX as usize + 1));
         assert!(!texts.has_room(usize::MAX));
+    }
+}
+
+/// Copies `from` to `to` a byte at a time: for bytes just written a byte at a time (a number's
+/// digits), which a wider load would have to wait for until those stores are done. The stores
+/// are volatile so that the loop is not made a `memcpy` call (whose wide loads would wait).
+///
+/// # Safety
+/// As [`copy_short`].
+#[inline(always)]
+unsafe fn copy_fresh(from: &[u8], to: *mut u8) {
+    for (at, byte) in from.iter().enumerate() {
+        // SAFETY: `to` is valid for `from.len()` bytes.
+        unsafe { to.add(at).write_volatile(*byte) };
     }
 }
 
