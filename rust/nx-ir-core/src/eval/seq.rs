@@ -243,8 +243,63 @@ impl Texts {
     }
 }
 
+/// Copies `from` to `to` a byte at a time: for bytes just written a byte at a time (a number's
+/// digits), which a wider load would have to wait for until those stores are done. The stores
+/// are volatile so that the loop is not made a `memcpy` call (whose wide loads would wait).
+///
+/// # Safety
+/// As [`copy_short`].
+#[inline(always)]
+unsafe fn copy_fresh(from: &[u8], to: *mut u8) {
+    for (at, byte) in from.iter().enumerate() {
+        // SAFETY: `to` is valid for `from.len()` bytes.
+        unsafe { to.add(at).write_volatile(*byte) };
+    }
+}
+
+/// Copies `from` to `to`: a text of up to 32 bytes with two overlapping loads and stores of
+/// one width (no call, where `copy_nonoverlapping` of a length known only at run time calls
+/// `memcpy`), a longer one by `copy_nonoverlapping`.
+///
+/// # Safety
+/// `to` is valid for writing `from.len()` bytes and does not overlap `from`.
+#[inline(always)]
+pub unsafe fn copy_short(from: &[u8], to: *mut u8) {
+    let (len, src) = (from.len(), from.as_ptr());
+    // SAFETY (each arm): both loads and both stores lie within the first and the last `len`
+    // bytes of `from` and `to` (the width is at most `len`).
+    unsafe {
+        match len {
+            0 => {}
+            1..=3 => {
+                *to = *src;
+                *to.add(len / 2) = *src.add(len / 2);
+                *to.add(len - 1) = *src.add(len - 1);
+            }
+            4..=7 => {
+                let (head, tail) = (src.cast::<u32>().read_unaligned(), src.add(len - 4).cast::<u32>().read_unaligned());
+                to.cast::<u32>().write_unaligned(head);
+                to.add(len - 4).cast::<u32>().write_unaligned(tail);
+            }
+            8..=16 => {
+                let (head, tail) = (src.cast::<u64>().read_unaligned(), src.add(len - 8).cast::<u64>().read_unaligned());
+                to.cast::<u64>().write_unaligned(head);
+                to.add(len - 8).cast::<u64>().write_unaligned(tail);
+            }
+            17..=32 => {
+                let (head, tail) = (src.cast::<u128>().read_unaligned(), src.add(len - 16).cast::<u128>().read_unaligned());
+                to.cast::<u128>().write_unaligned(head);
+                to.add(len - 16).cast::<u128>().write_unaligned(tail);
+            }
+            _ => std::ptr::copy_nonoverlapping(src, to, len),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn short_copies_write_exactly_their_bytes() {
         let source: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37).wrapping_add(1)).collect();
@@ -261,8 +316,6 @@ mod tests {
             }
         }
     }
-
-    use super::*;
 
     fn packed(texts: &[&str]) -> Items {
         let mut packed = Texts::default();
@@ -328,58 +381,5 @@ mod tests {
         assert!(texts.has_room(u32::MAX as usize));
         assert!(!texts.has_room(u32::MAX as usize + 1));
         assert!(!texts.has_room(usize::MAX));
-    }
-}
-
-/// Copies `from` to `to` a byte at a time: for bytes just written a byte at a time (a number's
-/// digits), which a wider load would have to wait for until those stores are done. The stores
-/// are volatile so that the loop is not made a `memcpy` call (whose wide loads would wait).
-///
-/// # Safety
-/// As [`copy_short`].
-#[inline(always)]
-unsafe fn copy_fresh(from: &[u8], to: *mut u8) {
-    for (at, byte) in from.iter().enumerate() {
-        // SAFETY: `to` is valid for `from.len()` bytes.
-        unsafe { to.add(at).write_volatile(*byte) };
-    }
-}
-
-/// Copies `from` to `to`: a text of up to 32 bytes with two overlapping loads and stores of
-/// one width (no call, where `copy_nonoverlapping` of a length known only at run time calls
-/// `memcpy`), a longer one by `copy_nonoverlapping`.
-///
-/// # Safety
-/// `to` is valid for writing `from.len()` bytes and does not overlap `from`.
-#[inline(always)]
-pub unsafe fn copy_short(from: &[u8], to: *mut u8) {
-    let (len, src) = (from.len(), from.as_ptr());
-    // SAFETY (each arm): both loads and both stores lie within the first and the last `len`
-    // bytes of `from` and `to` (the width is at most `len`).
-    unsafe {
-        match len {
-            0 => {}
-            1..=3 => {
-                *to = *src;
-                *to.add(len / 2) = *src.add(len / 2);
-                *to.add(len - 1) = *src.add(len - 1);
-            }
-            4..=7 => {
-                let (head, tail) = (src.cast::<u32>().read_unaligned(), src.add(len - 4).cast::<u32>().read_unaligned());
-                to.cast::<u32>().write_unaligned(head);
-                to.add(len - 4).cast::<u32>().write_unaligned(tail);
-            }
-            8..=16 => {
-                let (head, tail) = (src.cast::<u64>().read_unaligned(), src.add(len - 8).cast::<u64>().read_unaligned());
-                to.cast::<u64>().write_unaligned(head);
-                to.add(len - 8).cast::<u64>().write_unaligned(tail);
-            }
-            17..=32 => {
-                let (head, tail) = (src.cast::<u128>().read_unaligned(), src.add(len - 16).cast::<u128>().read_unaligned());
-                to.cast::<u128>().write_unaligned(head);
-                to.add(len - 16).cast::<u128>().write_unaligned(tail);
-            }
-            _ => std::ptr::copy_nonoverlapping(src, to, len),
-        }
     }
 }
