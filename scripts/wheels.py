@@ -41,6 +41,7 @@ TESTS = (
     "tests/test_process_pools.py",
     "tests/test_bundle.py",
     "tests/test_allocator.py",
+    "tests/test_arenas.py",
 )
 
 

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from test_allocator import LOOP, run
+
+from nx_agent import NxError, _native, ir
+
+#: The stable-ABI build (feature `abi3`) has no arena allocator API to set.
+STABLE_ABI = _native.__file__.endswith(".abi3.so")
+full_api_only = pytest.mark.skipif(STABLE_ABI, reason="the stable-ABI build cannot keep arenas (see the test below)")
 
 
 def script(*parts: str) -> str:
@@ -36,6 +43,7 @@ del held
 """
 
 
+@full_api_only
 def test_freed_arenas_are_kept_up_to_the_limit_and_handed_out_again() -> None:
     out = run(
         script(
@@ -58,6 +66,7 @@ def test_freed_arenas_are_kept_up_to_the_limit_and_handed_out_again() -> None:
     assert 16 << 20 <= last <= 64 << 20
 
 
+@full_api_only
 def test_a_lower_limit_gives_arenas_back_and_zero_keeps_none() -> None:
     out = run(
         script(
@@ -86,6 +95,7 @@ def test_a_lower_limit_gives_arenas_back_and_zero_keeps_none() -> None:
     assert zero == 0 and after == 0
 
 
+@full_api_only
 def test_kept_arenas_spare_the_page_faults_of_making_objects_again() -> None:
     """The pages of a kept arena stay backed: making the objects again faults far less than
     when the interpreter has unmapped them."""
@@ -95,6 +105,7 @@ def test_kept_arenas_spare_the_page_faults_of_making_objects_again() -> None:
     assert kept * 4 < given_back
 
 
+@full_api_only
 def test_evaluations_are_unchanged_with_arenas_kept() -> None:
     out = run(
         LOOP
@@ -109,3 +120,14 @@ print("ok")
 """
     )
     assert out == "ok"
+
+
+def test_only_the_full_api_build_keeps_arenas() -> None:
+    """Each build says what it can do: the stable-ABI one refuses with `NxError` (nothing set),
+    the other keeps arenas (its first call returns the limit before it, none)."""
+    if STABLE_ABI:
+        with pytest.raises(NxError, match="stable-ABI"):
+            ir.keep_python_arenas(1 << 20)
+        assert _native._kept_arena_bytes() == 0
+    else:
+        assert run(script("from nx_agent import ir", "print(ir.keep_python_arenas(1 << 20), ir.keep_python_arenas(0))")) == f"0 {1 << 20}"
