@@ -1110,25 +1110,28 @@ impl<'p> Machine<'p> {
     /// other operands.
     #[inline(always)]
     fn concat_literal_int(&mut self, cx: Cx, frame: &Frame, index: u32, lhs: u32, rhs: u32) -> Option<IrResult<Value>> {
-        let (literal, operand, value) = self.literal_int(cx, frame, lhs, rhs)?;
-        let mut scratch = Scratch::new();
-        Some(self.literal_int_parts(cx, index, literal, lhs, rhs, operand, value, &mut scratch).map(TextParts::into_value))
+        let (literal, operand) = self.literal_concat(cx, lhs, rhs)?;
+        let value = self.int_leaf(cx, frame, operand)?;
+        let mut digits = [0u8; 20];
+        Some(self.literal_int_parts(cx, index, literal, lhs, rhs, operand, value, &mut digits).map(TextParts::into_value))
     }
 
-    /// The operands of a concat of a text literal and an integer leaf's text conversion: the
-    /// literal, the conversion's operand and the integer it holds (read, nothing charged).
+    /// The operands of a concat of a text literal and a text conversion to int or float64 form:
+    /// the literal and the conversion's operand (an integer leaf there makes
+    /// [`Machine::literal_int_parts`]'s text).
     #[inline(always)]
-    fn literal_int(&self, cx: Cx, frame: &Frame, lhs: u32, rhs: u32) -> Option<(&'p Text, u32, i64)> {
+    fn literal_concat(&self, cx: Cx, lhs: u32, rhs: u32) -> Option<(&'p Text, u32)> {
         let prog: &'p CompiledProgram = self.prog;
         let nodes = &prog.modules.get(cx.module as usize)?.nodes;
         let CNode::Str(literal) = nodes.get(lhs as usize)? else { return None };
         let CNode::Text { operand, form: TextForm::Int | TextForm::Float64 } = nodes.get(rhs as usize)? else {
             return None;
         };
-        Some((literal, *operand, self.int_leaf(cx, frame, *operand)?))
+        Some((literal, *operand))
     }
 
-    /// The concat node `index` (its own charge made) of [`Machine::literal_int`]'s operands:
+    /// The concat node `index` (its own charge made) of [`Machine::literal_concat`]'s operands,
+    /// the conversion's operand an integer leaf holding `value`:
     /// the concat's operands charged one level down, the conversion's operand one further, and
     /// the joined text's charges; the text left in its parts.
     #[inline(always)]
@@ -1142,7 +1145,7 @@ impl<'p> Machine<'p> {
         rhs: u32,
         operand: u32,
         value: i64,
-        scratch: &'t mut Scratch,
+        digits: &'t mut [u8; 20],
     ) -> IrResult<TextParts<'t>>
     where
         'p: 't,
@@ -1151,7 +1154,7 @@ impl<'p> Machine<'p> {
         let charged = self.literal_int_charged(cx, lhs, rhs, operand);
         self.nesting -= 1;
         charged?;
-        let parts = TextParts { left: literal, left_ascii: literal.is_ascii(), right: scratch.int(value) };
+        let parts = TextParts { left: literal, left_ascii: literal.is_ascii(), right: int_digits(value, digits) };
         self.charge_concat(cx, index, parts.left, parts.right.len(), parts.left_ascii)?;
         Ok(parts)
     }
@@ -1517,12 +1520,18 @@ impl<'p> Machine<'p> {
             None => Placed::texts(reserve, false),
         };
         // A body that is a number's text conversion leaves its text in parts, as does a text
-        // literal joined to an integer leaf's text (`literal_int`, checked per item).
-        let conversion = match (leaf_body, self.node(cx, body)) {
-            (None, Ok(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) })) => {
-                Some(Conversion { operand: *operand, form: *form, binary: self.binary_node(cx, *operand) })
+        // literal joined to an integer leaf's text (the leaf read per item).
+        let text_body = match leaf_body {
+            Some((BinOp::Concat, lhs, rhs)) => {
+                self.literal_concat(cx, lhs, rhs).map(|(literal, operand)| TextBody::Literal { literal, lhs, rhs, operand })
             }
-            _ => None,
+            Some(_) => None,
+            None => match self.node(cx, body) {
+                Ok(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) }) => {
+                    Some(TextBody::Conversion(Conversion { operand: *operand, form: *form, binary: self.binary_node(cx, *operand) }))
+                }
+                _ => None,
+            },
         };
         let mut scratch = Scratch::new();
         let mut position = 0;
@@ -1555,12 +1564,12 @@ impl<'p> Machine<'p> {
             if let Some(slot) = index_slot {
                 self.bind(frame, slot, Value::Int(position as i64))?;
             }
-            match (leaf_body, conversion) {
-                (Some((BinOp::Concat, lhs, rhs)), _) => match self.literal_int(cx, frame, lhs, rhs) {
-                    Some((literal, operand, value)) => {
+            match (text_body, leaf_body) {
+                (Some(TextBody::Literal { literal, lhs, rhs, operand }), _) => match self.int_leaf(cx, frame, operand) {
+                    Some(value) => {
                         // As `eval_binary_body` charges it, the text not yet made.
                         self.charge_node(cx, body)?;
-                        let parts = self.literal_int_parts(cx, body, literal, lhs, rhs, operand, value, &mut scratch)?;
+                        let parts = self.literal_int_parts(cx, body, literal, lhs, rhs, operand, value, &mut scratch.digits)?;
                         self.place_parts(cx, index, &mut out, parts)?;
                     }
                     None => {
@@ -1568,11 +1577,13 @@ impl<'p> Machine<'p> {
                         self.place_item(cx, index, &mut out, value)?;
                     }
                 },
-                (Some((op, lhs, rhs)), _) => {
+                (Some(TextBody::Conversion(conversion)), _) => {
+                    self.place_conversion(cx, frame, index, body, conversion, &mut out, &mut scratch)?
+                }
+                (None, Some((op, lhs, rhs))) => {
                     let value = self.eval_binary_body(cx, frame, body, op, lhs, rhs)?;
                     self.place_item(cx, index, &mut out, value)?;
                 }
-                (None, Some(conversion)) => self.place_conversion(cx, frame, index, body, conversion, &mut out, &mut scratch)?,
                 (None, None) => {
                     let value = self.eval(cx, frame, body)?;
                     self.place_item(cx, index, &mut out, value)?;
@@ -2393,6 +2404,15 @@ impl DecimalCounter {
 enum Fused<'p> {
     Int(FusedBody),
     Text(&'p Text),
+}
+
+/// A range loop body whose text is placed in parts, its shape found once for the loop.
+#[derive(Clone, Copy)]
+enum TextBody<'p> {
+    /// A text literal joined to a number conversion's text ([`Machine::literal_concat`]), in
+    /// parts where the conversion's operand is an integer leaf.
+    Literal { literal: &'p Text, lhs: u32, rhs: u32, operand: u32 },
+    Conversion(Conversion),
 }
 
 /// A range loop body that is a text conversion ([`Machine::place_conversion`]): its operand,

@@ -23,7 +23,7 @@ impl Machine<'_> {
         match value {
             Value::Str(s) => self.write_text(cx, s, sink),
             Value::Case(case) => {
-                self.charge_text_written(cx, &case.case)?;
+                self.charge_text_written(cx, &case.case, false)?;
                 sink.str(&case.case)
             }
             Value::Record(record) => self.write_record(cx, record, sink),
@@ -174,13 +174,7 @@ impl Machine<'_> {
     /// program literal): a text value's, or a packed one's.
     #[inline(always)]
     fn write_str<S: HostValueSink>(&mut self, cx: Cx, text: &str, ascii: bool, shared: bool, sink: &mut S) -> IrResult<S::Out> {
-        // Fewer than 64 bytes cannot hold 64 code units: the common case costs 1.
-        if self.budgeted && text.len() >= 64 {
-            let units = if ascii { text.len() as u64 } else { len16(text) };
-            self.charge_written_with(cx, units / 64)?;
-        } else {
-            self.charge_written(cx)?;
-        }
+        self.charge_text_written(cx, text, ascii)?;
         self.tally(text.len() as u64 / 64);
         if ascii && !shared {
             sink.ascii_str(text)
@@ -189,12 +183,14 @@ impl Machine<'_> {
         }
     }
 
-    /// The charge of a text written: 1, plus its text cost under a budget, in one piece.
+    /// The charge of a text written: 1, plus its text cost under a budget, in one piece (its
+    /// UTF-16 length is its byte length when `ascii` says all its bytes are ASCII).
     #[inline(always)]
-    fn charge_text_written(&mut self, cx: Cx, text: &str) -> IrResult<()> {
+    fn charge_text_written(&mut self, cx: Cx, text: &str, ascii: bool) -> IrResult<()> {
         // Fewer than 64 bytes cannot hold 64 code units: the common case costs 1.
         if self.budgeted && text.len() >= 64 {
-            return self.charge_written_with(cx, text_cost(text));
+            let units = if ascii { text.len() as u64 } else { len16(text) };
+            return self.charge_written_with(cx, units / 64);
         }
         self.charge_written(cx)
     }
