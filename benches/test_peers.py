@@ -294,6 +294,21 @@ def test_peer_work(benchmark: Any, peer: Peer, workload: str) -> None:
     record(benchmark, workload, peer.name, n)
 
 
+# --- The general interpreter by node kind (issue 19): one loop per body ------------------------
+
+KINDS = nx.kinds_program()
+
+
+@pytest.mark.parametrize("kind", list(workloads.KINDS))
+def test_nx_node_kind(benchmark: Any, kind: str) -> None:
+    """The loop `for i, at in 0..n yield BODY` of benches/programs/kinds.nxir.txt for one body."""
+    n = workloads.KINDS_SIZE
+    benchmark.group = f"node kinds n={n}"
+    result = benchmark(nx.node_kind, KINDS, kind, n)
+    assert result.value == workloads.node_kind(kind, n)
+    record(benchmark, "node_kind", NX, n, kind=kind, operations=result.usage["operations"])
+
+
 #: What the oracle's workloads-bench printed (one record per workload, n and engine).
 REFERENCE_BIN = "workloads-bench"
 

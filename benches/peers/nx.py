@@ -88,3 +88,18 @@ def workloads_program() -> ir.Program:
 def work(program: ir.Program, name: str, arg: Any, n: int) -> ir.Evaluation:
     """One metered call of a work-tool workload over n items (budget 400 n + 1,000)."""
     return ir.evaluate_function(program, name, (arg,), max_operations=workloads.loop_budget(n))
+
+
+#: The node-kind loops (issue 19): benches/programs/kinds.nxir.txt.
+KINDS_TEXT = Path(__file__).resolve().parents[1] / "programs" / "kinds.nxir.txt"
+
+
+def kinds_program() -> ir.Program:
+    """benches/programs/kinds.nxir.txt, linked."""
+    return ir.link_program(ir.prepare_module(ir.assemble(KINDS_TEXT.read_text(encoding="utf-8"))))
+
+
+def node_kind(program: ir.Program, name: str, n: int) -> ir.Evaluation:
+    """One metered call of the node-kind loop `name` over n items (budget 400 n + 1,000)."""
+    args = (n, workloads.KINDS_PAIR) if name == "member" else (n,)
+    return ir.evaluate_function(program, name, args, max_operations=workloads.loop_budget(n))

@@ -6,6 +6,7 @@ Expected values come from the NX sources: `findPlans` of the corpus program `age
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: Workload 1: the argument of `findPlans`.
@@ -124,3 +125,42 @@ def orders(count: int = ORDERS_SIZE) -> list[dict[str, Any]]:
 def summarize(given: list[dict[str, Any]]) -> list[str]:
     """Expected value of `summarize(orders)`: the skus of orders worth more than 900."""
     return [o["sku"] for o in given if o["quantity"] * o["price"] > 900]
+
+
+# --- The general interpreter by node kind (issue 19; benches/programs/kinds.nxir.txt) ---------
+
+#: Items of each node-kind loop.
+KINDS_SIZE = 10**5
+#: The record `member` reads a field of (its `pair` argument).
+KINDS_PAIR: dict[str, Any] = {"$type": "Pair", "left": 3, "right": 4}
+#: Each loop `for i, at in 0..n yield BODY` of kinds.nxir.txt (the index variable, never read,
+#: keeps it on the general path): its NX body, what the body adds over the loop variable alone
+#: (`slot`, the baseline), and the item it yields for i, as plain Python.
+KINDS: dict[str, tuple[str, str, Callable[[int], Any] | None]] = {
+    "slot": ("i", "a local read (the baseline)", lambda i: i),
+    "literal": ("7", "a number literal instead", lambda i: 7),
+    "add": ("(i add 1)", "integer addition and a literal", lambda i: i + 1),
+    "multiply": ("(i mul i)", "integer multiplication and a local read", lambda i: i * i),
+    "compare": ("(i lt 500)", "a comparison and a literal", lambda i: i < 500),
+    "both": ("((i gt 10) and (i lt 500))", "`and` of two comparisons", lambda i: 10 < i < 500),
+    "fraction": ("(i mul 0.5)", "float arithmetic (a float written)", lambda i: i * 0.5),
+    "negate": ("neg i", "integer negation", lambda i: -i),
+    "invert": ("not (i lt 500)", "`not` of a comparison", lambda i: not i < 500),
+    "choose": ("if (i lt 500) then i else 0", "`if` on a comparison", lambda i: i if i < 500 else 0),
+    "call": ("plusOne(i)", "a call of `plusOne(x: int): int = (x add 1)`", lambda i: i + 1),
+    "member": ("pair.left", "a member of a record parameter", lambda i: KINDS_PAIR["left"]),
+    "build": ("<Pair left=i right=1 />", "a record built (written as a dict)", lambda i: {"$type": "Pair", "left": i, "right": 1}),
+    "list": ("[i, 1]", "a list literal (its items go into the loop's list)", None),  # see node_kind
+    "text": ("text<int>(i)", "an integer's text", lambda i: str(i)),
+    "concat": ('("item " concat text<int>(i))', "a literal joined to an integer's text", lambda i: f"item {i}"),
+    "equal": ('(text<int>(i) eq "7")', "a text comparison of an integer's text", lambda i: str(i) == "7"),
+}
+
+
+def node_kind(name: str, n: int) -> list[Any]:
+    """Expected value of the node-kind loop `name` over n items."""
+    if name == "list":
+        return [x for i in range(n) for x in (i, 1)]
+    item = KINDS[name][2]
+    assert item is not None
+    return [item(i) for i in range(n)]
