@@ -663,6 +663,15 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
         f"{worst_op / max(min(figures, default=1.0), 1e-9):.1f}× between the cheapest and the dearest "
         f"workload per operation).{fused}{_given_back(results, given_op)}"
     )
+    objects = results.of("nested_objects")
+    nested = results.find("nested", NX)
+    if objects and nested is not None:
+        out[-1] += (
+            f" Making the nested records' Python objects alone, with no evaluation "
+            f"(`marshal.loads` of the result: the same dicts, strings and ints built in C), takes "
+            f"{median(objects[0]) / nested['extra_info']['operations'] * 1e9:.1f} ns per NX "
+            f"operation of that workload in this run."
+        )
     spread = _kind_spread(_kind_rows(results))
     if spread is not None:
         out.append(f"- The general interpreter by node kind (section 8), per operation over the whole loop: {spread}.")
