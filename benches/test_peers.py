@@ -319,6 +319,9 @@ def test_nx_node_kind(benchmark: Any, kind: str) -> None:
     """The loop `for i, at in 0..n yield BODY` of benches/programs/kinds.nxir.txt for one body."""
     n = workloads.KINDS_SIZE
     benchmark.group = f"node kinds n={n}"
+    # The body the report names is the one the program runs.
+    function = nx.KINDS_TEXT.read_text(encoding="utf-8").split(f"function {kind}(", 1)[1].split("\n\n", 1)[0]
+    assert " ".join(function.split(" yield", 1)[1].split()) == workloads.KINDS[kind][0]
     result = benchmark(nx.node_kind, KINDS, kind, n)
     assert result.value == workloads.node_kind(kind, n)
     record(benchmark, "node_kind", NX, n, kind=kind, operations=result.usage["operations"])
