@@ -513,16 +513,20 @@ def _reference(results: Results) -> list[str]:
     return out + [""]
 
 
-def _kind_rows(results: Results) -> list[tuple[str, str, str, float, float, float | None]]:
-    """Per node-kind loop: kind, body, what it adds, operations per item, ns per item and the
-    marginal ns per operation over the `slot` loop (None where it adds no operation)."""
+KindRow = tuple[str, str, str, float, float, float | None]
+
+
+def _kind_rows(results: Results) -> tuple[int, list[KindRow]]:
+    """The node-kind loops' n and, per loop: kind, body, what it adds, operations per item, ns
+    per item and the marginal ns per operation over the `slot` loop (None where it adds no
+    operation). No rows where the `slot` loop did not run."""
     from peers import workloads
 
-    rows: list[tuple[str, str, str, float, float, float | None]] = []
+    rows: list[KindRow] = []
     base = results.find("node_kind", NX, kind="slot")
     if base is None:
-        return rows
-    n = base["extra_info"]["n"]
+        return 0, rows
+    n: int = base["extra_info"]["n"]
     base_ops = base["extra_info"]["operations"] / n
     base_ns = median(base) / n * 1e9
     for kind, (body, adds, _) in workloads.KINDS.items():
@@ -533,10 +537,10 @@ def _kind_rows(results: Results) -> list[tuple[str, str, str, float, float, floa
         ns = median(bench) / n * 1e9
         marginal = (ns - base_ns) / (ops - base_ops) if ops > base_ops else None
         rows.append((kind, body, adds, ops, ns, marginal))
-    return rows
+    return n, rows
 
 
-def _kind_spread(rows: list[tuple[str, str, str, float, float, float | None]]) -> str | None:
+def _kind_spread(rows: list[KindRow]) -> str | None:
     """The cheapest and dearest node-kind loops per operation, and the bodies that add most."""
     if not rows:
         return None
@@ -550,9 +554,8 @@ def _kind_spread(rows: list[tuple[str, str, str, float, float, float | None]]) -
 
 
 def _node_kinds(results: Results) -> list[str]:
-    rows = _kind_rows(results)
-    base = results.find("node_kind", NX, kind="slot")
-    size = f"{base['extra_info']['n']:,}" if base is not None else "?"
+    n, rows = _kind_rows(results)
+    size = f"{n:,}" if rows else "?"
     out = [
         "## 8. The general interpreter by node kind",
         "",
@@ -672,7 +675,7 @@ def _work_targets(results: Results, metered: set[str]) -> list[str]:
             f"{median(objects[0]) / nested['extra_info']['operations'] * 1e9:.1f} ns per NX "
             f"operation of that workload in this run."
         )
-    spread = _kind_spread(_kind_rows(results))
+    spread = _kind_spread(_kind_rows(results)[1])
     if spread is not None:
         out.append(f"- The general interpreter by node kind (section 8), per operation over the whole loop: {spread}.")
     return out + [""]

@@ -11,14 +11,20 @@ from test_allocator import LOOP, run
 
 from nx_agent import NxError, _native, ir
 
-#: The stable-ABI build (feature `abi3`) has no arena allocator API to set.
+#: The stable-ABI build (feature `abi3`) has no arena allocator API to set: there the tests that
+#: keep arenas cannot run, and `test_only_the_full_api_build_keeps_arenas` asserts instead that
+#: `keep_python_arenas` refuses with NxError and keeps nothing. The usual build skips none.
 STABLE_ABI = _native.__file__.endswith(".abi3.so")
-full_api_only = pytest.mark.skipif(STABLE_ABI, reason="the stable-ABI build cannot keep arenas (see the test below)")
+full_api_only = pytest.mark.skipif(
+    STABLE_ABI,
+    reason="the stable-ABI build has no arena allocator API; test_only_the_full_api_build_keeps_arenas checks its refusal",
+)
 
 
 def script(*parts: str) -> str:
     """The parts, each dedented on its own, one after the other."""
     return "\n".join(textwrap.dedent(part) for part in parts)
+
 
 #: Makes and drops about 30 MB of small strings (thirty arenas' worth); prints the kept bytes
 #: after the drop, after making them again, and the minor page faults of making them again.

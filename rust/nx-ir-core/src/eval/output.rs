@@ -10,7 +10,7 @@ use super::machine::{Cx, Machine};
 
 use super::compiled::{CDeclKind, CField, CType, Prim, Target};
 use super::seq::Texts;
-use super::value::{len16, text_cost, Name, Record, Text, Value};
+use super::value::{text_cost, Name, Record, Text, Value};
 
 impl Machine<'_> {
     /// Writes `value` for the host, charging each value written to `cx` (no span).
@@ -189,8 +189,9 @@ impl Machine<'_> {
     fn charge_text_written(&mut self, cx: Cx, text: &str, ascii: bool) -> IrResult<()> {
         // Fewer than 64 bytes cannot hold 64 code units: the common case costs 1.
         if self.budgeted && text.len() >= 64 {
-            let units = if ascii { text.len() as u64 } else { len16(text) };
-            return self.charge_written_with(cx, units / 64);
+            // An ASCII text's UTF-16 length is its byte length: no scan.
+            let cost = if ascii { text.len() as u64 / 64 } else { text_cost(text) };
+            return self.charge_written_with(cx, cost);
         }
         self.charge_written(cx)
     }
