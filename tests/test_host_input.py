@@ -160,6 +160,40 @@ def test_values_normalizing_converts_or_refuses_keep_their_answers(program: ir.P
     assert "'price'" in message
 
 
+def _outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
+    """A call's value and operations, or its refusal's code and message (an evaluation's, or a
+    profile's: one that failed while running carries its error)."""
+    try:
+        done = call()
+    except ir.NxIrError as error:
+        return ("refused", error.code, str(error))
+    if getattr(done, "error", None) is not None:
+        return ("refused", done.error.code, str(done.error))
+    return ("value", done.value, done.total if hasattr(done, "total") else done.operations)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {**orders(1)[0], "$type": "Order"},
+        {**orders(1)[0], "$type": "Customer"},
+        {**orders(1)[0], "$type": 5},
+        {"sku": "a", "quantity": 30, "sku2": "b", "price": 31, "customer": {"name": "Bo", "tier": 1}},
+        {**orders(1)[0], "customer": {"name": "Bo", "tier": 1, "$type": "Order"}},
+        {**orders(1)[0], "customer": {"name": "Bo", "tier": 1, "vip": True}},
+        {"quantity": 30.0, "price": 31, "customer": {"tier": 1, "name": "Bo"}, "sku": "a", "note": None},
+    ],
+)
+def test_a_record_found_part_way_not_in_its_shape_is_read_the_readers_way(program: ir.Program, given: dict[str, Any]) -> None:
+    # Members are matched to the declared fields as they come, in the dict's order: a `$type`
+    # naming another type, or a member no field takes, met after fields already read, sends the
+    # record the reader's way from its start. Value, operations or refusal are the reader's.
+    for name, args in (("first", (given,)), ("worth", ([given, *orders(2)],))):
+        evaluated = _outcome(lambda: ir.evaluate_function(program, name, args, max_operations=BUDGET))
+        profiled = _outcome(lambda: profile_function(program, name, args, max_operations=BUDGET))
+        assert evaluated == profiled
+
+
 def _nested(value: Any) -> list[dict[str, Any]]:
     """Two orders, the second's customer tier set to `value`."""
     given = orders(2)

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, Callee, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Limits as CoreLimits, LongRun,
+    self, CallArguments, Callee, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Member, Limits as CoreLimits, LongRun,
     Usage,
     MAX_VALUE_NESTING,
 };
@@ -1090,7 +1090,7 @@ struct PyIn<'a> {
     refused: &'a Cell<bool>,
 }
 
-impl PyIn<'_> {
+impl<'a> PyIn<'a> {
     #[cold]
     fn refuse<T>(&self) -> Result<T, IrError> {
         self.refused.set(true);
@@ -1104,6 +1104,46 @@ impl PyIn<'_> {
     /// A container's items may be read when they lie within the value nesting limit.
     fn may_hold(&self, len: ffi::Py_ssize_t) -> bool {
         len == 0 || self.depth + 1 < MAX_VALUE_NESTING
+    }
+
+    /// The members of a dict, handed to `visit` in its order as
+    /// [`HostValueSource::visit_members`] hands them (a string `$type` as the type name) until
+    /// `visit` returns `Ok(false)`; `None` when the object is not a dict. A key that is not a
+    /// string, text that is not valid Unicode, or members past the nesting limit are refused.
+    #[inline(always)]
+    fn dict_members<'t>(&self, mut visit: impl FnMut(Member<'t, PyIn<'a>>) -> Result<bool, IrError>) -> Option<Result<(), IrError>> {
+        let object = self.object;
+        // SAFETY: as in `read`: the GIL is held and the dict is live and unchanged while it is
+        // walked (`visit` runs evaluator code that reads the members handed to it and runs no
+        // Python code); keys and values come back borrowed, kept alive by the dict.
+        unsafe {
+            if ffi::PyDict_Check(object) == 0 {
+                return None;
+            }
+            if !self.may_hold(ffi::PyDict_Size(object)) {
+                return Some(self.refuse());
+            }
+            let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
+                (0, std::ptr::null_mut(), std::ptr::null_mut());
+            while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
+                if ffi::PyUnicode_Check(key) == 0 {
+                    return Some(self.refuse());
+                }
+                let Some(name) = utf8(key) else { return Some(self.refuse()) };
+                let member = if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
+                    let Some(text) = utf8(value) else { return Some(self.refuse()) };
+                    Member::TypeName(text)
+                } else {
+                    Member::Field(Cow::Borrowed(name), self.child(value))
+                };
+                match visit(member) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(error) => return Some(Err(error)),
+                }
+            }
+            Some(Ok(()))
+        }
     }
 }
 
@@ -1193,33 +1233,35 @@ impl<'a> HostValueSource for PyIn<'a> {
                 return Ok(HostRead::List((0..len).map(|at| self.child(seq::tuple_item(object, at))).collect()));
             }
             if ffi::PyDict_Check(object) != 0 {
-                let len = ffi::PyDict_Size(object);
-                if !self.may_hold(len) {
-                    return self.refuse();
-                }
                 let mut type_name = None;
-                let mut fields = Vec::with_capacity(len as usize);
-                let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
-                    (0, std::ptr::null_mut(), std::ptr::null_mut());
-                while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
-                    if ffi::PyUnicode_Check(key) == 0 {
-                        return self.refuse();
+                let mut fields = Vec::with_capacity(ffi::PyDict_Size(object).max(0) as usize);
+                let gathered = self.dict_members(|member| {
+                    match member {
+                        Member::TypeName(text) => type_name = Some(Cow::Borrowed(text)),
+                        Member::Field(name, item) => fields.push((name, item)),
                     }
-                    let Some(name) = utf8(key) else { return self.refuse() };
-                    if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
-                        let Some(text) = utf8(value) else { return self.refuse() };
-                        type_name = Some(Cow::Borrowed(text));
-                        continue;
-                    }
-                    fields.push((Cow::Borrowed(name), self.child(value)));
-                }
-                return Ok(HostRead::Record { type_name, fields });
+                    Ok(true)
+                });
+                return match gathered {
+                    Some(Ok(())) => Ok(HostRead::Record { type_name, fields }),
+                    Some(Err(error)) => Err(error),
+                    None => self.refuse(),
+                };
             }
             if ffi::PyFloat_Check(object) != 0 {
                 return Ok(HostRead::Float(ffi::PyFloat_AsDouble(object)));
             }
         }
         self.refuse()
+    }
+
+    // Inlined into the evaluator's record reader, as `read` is.
+    #[inline(always)]
+    fn visit_members<F>(&self, visit: F) -> Option<Result<(), IrError>>
+    where
+        F: FnMut(Member<'_, PyIn<'a>>) -> Result<bool, IrError>,
+    {
+        self.dict_members(visit)
     }
 }
 

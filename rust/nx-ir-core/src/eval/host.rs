@@ -68,6 +68,43 @@ pub enum HostRead<'a, T> {
 pub trait HostValueSource {
     type Child: HostValueSource;
     fn read(&self) -> IrResult<HostRead<'_, Self::Child>>;
+
+    /// When the value is one `read` gives as a [`HostRead::Record`], hands its members to
+    /// `visit` one at a time in the host's order (the `$type` as [`Member::TypeName`] where
+    /// `read` would take it as the type name), without gathering them first, until `visit`
+    /// returns `Ok(false)`: `Some` with the first failure, of reading or of `visit`. `None` when
+    /// the value is not a record (`read` then reads it). A reader that stops early and reads the
+    /// record again through `read` finds it unchanged. By default, through `read`.
+    fn visit_members<F>(&self, mut visit: F) -> Option<IrResult<()>>
+    where
+        F: FnMut(Member<'_, Self::Child>) -> IrResult<bool>,
+    {
+        let (type_name, fields) = match self.read() {
+            Ok(HostRead::Record { type_name, fields }) => (type_name, fields),
+            Ok(_) => return None,
+            Err(error) => return Some(Err(error)),
+        };
+        let members = type_name.iter().map(|name| Member::TypeName(name));
+        Some(visit_each(members.chain(fields.into_iter().map(|(key, item)| Member::Field(key, item))), &mut visit))
+    }
+}
+
+/// Hands `members` to `visit` until it returns `Ok(false)` or fails (its failure returned).
+fn visit_each<'m, T>(members: impl Iterator<Item = Member<'m, T>>, visit: &mut impl FnMut(Member<'m, T>) -> IrResult<bool>) -> IrResult<()> {
+    for member in members {
+        if !visit(member)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A member of a host record, as [`HostValueSource::visit_members`] hands it over.
+pub enum Member<'a, T> {
+    /// The `$type` member, a string.
+    TypeName(&'a str),
+    /// Any other member: its name and value.
+    Field(Cow<'a, str>, T),
 }
 
 impl<'v> HostValueSource for &'v HostValue {
@@ -87,6 +124,16 @@ impl<'v> HostValueSource for &'v HostValue {
                 fields: record.fields.iter().map(|(k, v)| (Cow::Borrowed(k.as_str()), v)).collect(),
             },
         })
+    }
+
+    fn visit_members<F>(&self, mut visit: F) -> Option<IrResult<()>>
+    where
+        F: FnMut(Member<'_, &'v HostValue>) -> IrResult<bool>,
+    {
+        let value: &'v HostValue = self;
+        let HostValue::Record(record) = value else { return None };
+        let members = record.type_name.as_deref().map(Member::TypeName).into_iter();
+        Some(visit_each(members.chain(record.fields.iter().map(|(key, item)| Member::Field(Cow::Borrowed(key.as_str()), item))), &mut visit))
     }
 }
 

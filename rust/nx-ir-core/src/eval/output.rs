@@ -5,7 +5,7 @@ use std::rc::Rc;
 use crate::error::IrResult;
 
 use super::cost::{limit_error, MAX_VALUE_NESTING};
-use super::host::{HostRead, HostValueSink, HostValueSource};
+use super::host::{HostRead, HostValueSink, HostValueSource, Member};
 use super::machine::{Cx, Machine};
 
 use super::compiled::{CDeclKind, CField, CType, Prim, Target};
@@ -388,6 +388,15 @@ impl Machine<'_> {
             return self.read_host(value, depth);
         };
         self.tally(1);
+        // A record where a record (or an optional one) is expected is read member by member.
+        let record = match ctype {
+            CType::Nominal(_) => Some(ty),
+            CType::Seq { item, may_be_many: false, .. } => Some(*item),
+            _ => None,
+        };
+        if let Some(read) = record.and_then(|record| self.read_record(value, module, record, depth, normal)) {
+            return read;
+        }
         let read = value.read()?;
         // The primitive a value other than `null` and a list is checked against: the type's
         // own, or an optional's item type.
@@ -438,90 +447,83 @@ impl Machine<'_> {
                     self.read_host_from(HostRead::List(items), depth)
                 }
             },
-            HostRead::Record { type_name, fields } => match ctype {
-                // An optional record: normal where its one value is normal at the item type.
-                CType::Seq { item, may_be_many: false, .. } => self.read_record(module, *item, type_name, fields, depth, normal),
-                CType::Nominal(_) => self.read_record(module, ty, type_name, fields, depth, normal),
-                _ => {
-                    *normal &= matches!(ctype, CType::Prim(Prim::Object));
-                    self.read_host_from(HostRead::Record { type_name, fields }, depth)
-                }
-            },
+            // Not where a record declaration [`Machine::read_record`] reads is expected (an
+            // optional record is normal only where its one value is normal at the item type).
+            HostRead::Record { type_name, fields } => {
+                *normal &= matches!(ctype, CType::Prim(Prim::Object));
+                self.read_host_from(HostRead::Record { type_name, fields }, depth)
+            }
         }
     }
 
     /// A host record read where the type `ty` of `module` is expected (see
-    /// [`Machine::read_host_as`]).
-    fn read_record<'r, S: HostValueSource>(
-        &mut self,
-        module: u32,
-        ty: u32,
-        type_name: Option<std::borrow::Cow<'r, str>>,
-        fields: Vec<(std::borrow::Cow<'r, str>, S)>,
-        depth: u32,
-        normal: &mut bool,
-    ) -> IrResult<Value> {
+    /// [`Machine::read_host_as`]), in one pass over its members: each matched to its declared
+    /// field as it comes and read at that field's type. `None` when `ty` is no record
+    /// declaration it reads so (the record is read as any other value) or the value is no
+    /// record. A member no declared field takes (or one taken twice), or a `$type` naming
+    /// another type, sends the record to [`Machine::read_host`]'s way, read again from the start.
+    fn read_record<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> Option<IrResult<Value>> {
         let prog = self.prog;
-        let declared = match prog.modules[module as usize].types.get(ty as usize) {
-            Some(CType::Nominal(Target::Decl { module, decl })) => {
-                let declaration = prog.decl(*module, *decl);
-                match &declaration.kind {
-                    CDeclKind::Record { fields: declared, is_abstract: false, update_target: None, .. }
-                        if declared.len() <= MATCHED_FIELDS
-                            && fields.len() <= declared.len()
-                            && type_name.as_deref().is_none_or(|t| t == &*declaration.name) =>
-                    {
-                        Some((*module, *decl, declaration, &**declared))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
+        let Some(CType::Nominal(Target::Decl { module: decl_module, decl })) = prog.modules[module as usize].types.get(ty as usize) else {
+            return None;
         };
-        // Each member's declared field (positions in the host's order), every one of them
-        // declared and none twice.
+        let (decl_module, decl) = (*decl_module, *decl);
+        let declaration = prog.decl(decl_module, decl);
+        let CDeclKind::Record { fields: declared, is_abstract: false, update_target: None, .. } = &declaration.kind else {
+            return None;
+        };
+        if declared.len() > MATCHED_FIELDS {
+            return None;
+        }
+        // Each member's declared field (positions in the host's order), none twice.
         let mut at = [0u8; MATCHED_FIELDS];
-        let matched = declared.is_some_and(|(_, _, _, declared)| {
-            let mut seen = 0u64;
-            let named = |field: &CField, key: &str| field.name.len() == key.len() && *field.name == *key;
-            fields.iter().zip(at.iter_mut()).enumerate().all(|(i, ((key, _), at))| {
+        let mut seen = 0u64;
+        let mut read: Vec<(Name, Value)> = Vec::with_capacity(declared.len());
+        let (mut matched, mut typed, mut all_normal) = (true, false, true);
+        let named = |field: &CField, key: &str| field.name.len() == key.len() && *field.name == *key;
+        let visited = value.visit_members(|member| match member {
+            Member::TypeName(name) if name == &*declaration.name => {
+                typed = true;
+                Ok(true)
+            }
+            Member::TypeName(_) => {
+                matched = false;
+                Ok(false)
+            }
+            Member::Field(key, item) => {
+                let i = read.len();
                 // A host that writes the fields in declaration order finds each at once.
                 let found = match declared.get(i) {
-                    Some(field) if named(field, key) => Some(i),
-                    _ => declared.iter().position(|field| named(field, key)),
+                    Some(field) if named(field, &key) => Some(i),
+                    _ => declared.iter().position(|field| named(field, &key)),
                 };
-                match found {
-                    Some(position) if seen & (1 << position) == 0 => {
-                        seen |= 1 << position;
-                        *at = position as u8;
-                        true
-                    }
-                    _ => false,
-                }
-            })
-        });
-        let (Some((decl_module, decl, declaration, declared)), true) = (declared, matched) else {
-            *normal = false;
-            return self.read_host_from(HostRead::Record { type_name, fields }, depth);
-        };
-        let at = &at[..fields.len()];
-        let mut all_normal = fields.len() == declared.len();
-        // The record's fields are collected into the members' own vector (no second one).
-        let mut read: Vec<(Name, Value)> = fields
-            .into_iter()
-            .zip(at)
-            .map(|((_, item), &position)| {
-                let field = &declared[position as usize];
+                let Some(position) = found.filter(|&position| seen & (1 << position) == 0) else {
+                    matched = false;
+                    return Ok(false);
+                };
+                // `i` is under the number of declared fields: each member read took another.
+                seen |= 1 << position;
+                at[i] = position as u8;
+                let field = &declared[position];
                 let value = self.read_typed(&item, decl_module, field.ty, depth + 1, &mut all_normal)?;
-                Ok((Name::clone(&field.name), value))
-            })
-            .collect::<IrResult<_>>()?;
-        if !all_normal {
+                read.push((Name::clone(&field.name), value));
+                Ok(true)
+            }
+        })?;
+        if let Err(error) = visited {
+            return Some(Err(error));
+        }
+        if !matched {
+            *normal = false;
+            return Some(value.read().and_then(|read| self.read_host_from(read, depth)));
+        }
+        let at = &at[..read.len()];
+        if !all_normal || read.len() != declared.len() {
             // As `read_host` reads it: the members in the host's order (each name the program's
             // own, the declared field's).
             *normal = false;
-            let type_name = type_name.map(|t| self.prog_name(&t));
-            return Ok(Value::Record(Record::new_rc(type_name, read)));
+            let type_name = typed.then(|| self.prog_name(&declaration.name));
+            return Some(Ok(Value::Record(Record::new_rc(type_name, read))));
         }
         // Every declared field once (`at` is a permutation): put in declaration order.
         if at.iter().enumerate().any(|(i, &p)| p as usize != i) {
@@ -532,7 +534,7 @@ impl Machine<'_> {
         // Every field exact, and every nested record read so too (it is normal only then):
         // normal all the way down where the declaration has a cost for that.
         let deep = declaration.deep_recheck.is_some();
-        Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), read, decl_module, decl, deep)))
+        Some(Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), read, decl_module, decl, deep))))
     }
 }
 
