@@ -625,6 +625,15 @@ impl<'p> Machine<'p> {
                 }
             }
             CNode::Member { base, name, optional } => {
+                // A member of a record in a local slot is read where the record lies, with the
+                // slot's charge `eval` makes (a leaf: nothing below it to nest).
+                let prog: &'p CompiledProgram = self.prog;
+                if let Some(CNode::Slot { slot, .. }) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(*base as usize)) {
+                    if let Some(Some(record @ Value::Record(_))) = frame.get(*slot as usize) {
+                        self.charge_node(cx, *base)?;
+                        return self.member(cx, index, record, name);
+                    }
+                }
                 let base = self.eval(cx, frame, *base)?;
                 if *optional {
                     let receiver = match &base {
