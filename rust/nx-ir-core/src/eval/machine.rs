@@ -450,8 +450,7 @@ impl<'p> Machine<'p> {
         self.charge_node(cx, index)?;
         // A local slot holding a scalar, or an integer literal, is read in place: a leaf
         // evaluates nothing below it, so entering its nesting level would check nothing.
-        let prog: &'p CompiledProgram = self.prog;
-        if let Some(node) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(index as usize)) {
+        if let Some(node) = self.node_at(cx, index) {
             match node {
                 CNode::Slot { slot, .. } => match frame.get(*slot as usize) {
                     Some(Some(Value::Int(i))) => return Ok(Value::Int(*i)),
@@ -523,7 +522,7 @@ impl<'p> Machine<'p> {
 
     /// A loop body that is a binary operator, read once before the loop.
     fn binary_node(&self, cx: Cx, index: u32) -> Option<(BinOp, u32, u32)> {
-        match self.prog.modules.get(cx.module as usize)?.nodes.get(index as usize)? {
+        match self.node_at(cx, index)? {
             CNode::Binary { op, lhs, rhs } => Some((*op, *lhs, *rhs)),
             _ => None,
         }
@@ -549,11 +548,15 @@ impl<'p> Machine<'p> {
     }
 
     fn node(&self, cx: Cx, index: u32) -> IrResult<&'p CNode> {
-        let prog: &'p CompiledProgram = self.prog;
-        prog.modules
-            .get(cx.module as usize)
-            .and_then(|m| m.nodes.get(index as usize))
+        self.node_at(cx, index)
             .ok_or_else(|| self.error(cx, None, codes::MALFORMED, format!("NX IR image is malformed: node {index} does not exist.")))
+    }
+
+    /// Node `index` of the module at `cx`, if there is one (read without a charge or a failure).
+    #[inline(always)]
+    fn node_at(&self, cx: Cx, index: u32) -> Option<&'p CNode> {
+        let prog: &'p CompiledProgram = self.prog;
+        prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(index as usize))
     }
 
     fn eval_node(&mut self, cx: Cx, frame: &mut Frame, index: u32) -> IrResult<Value> {
@@ -627,8 +630,7 @@ impl<'p> Machine<'p> {
             CNode::Member { base, name, optional } => {
                 // A member of a record in a local slot is read where the record lies, with the
                 // slot's charge `eval` makes (a leaf: nothing below it to nest).
-                let prog: &'p CompiledProgram = self.prog;
-                if let Some(CNode::Slot { slot, .. }) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(*base as usize)) {
+                if let Some(CNode::Slot { slot, .. }) = self.node_at(cx, *base) {
                     if let Some(Some(record @ Value::Record(_))) = frame.get(*slot as usize) {
                         self.charge_node(cx, *base)?;
                         return self.member(cx, index, record, name);
@@ -1038,15 +1040,14 @@ impl<'p> Machine<'p> {
     /// written straight after the left text, in one allocation: the conversion node is charged
     /// and nested exactly as [`Machine::eval`] would, and any other operand takes the general path.
     fn eval_concat(&mut self, cx: Cx, frame: &mut Frame, index: u32, lhs: u32, rhs: u32) -> IrResult<Value> {
-        let prog: &'p CompiledProgram = self.prog;
-        let conversion = match prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(rhs as usize)) {
+        let conversion = match self.node_at(cx, rhs) {
             Some(CNode::Text { operand, form: form @ (TextForm::Int | TextForm::Float64) }) => Some((*operand, *form)),
             _ => None,
         };
         // A text literal on the left is read in place (its charge as `eval` makes it), not
         // cloned: no count to raise and drop per item.
         if let Some((operand, form)) = conversion {
-            if let Some(CNode::Str(literal)) = prog.modules.get(cx.module as usize).and_then(|m| m.nodes.get(lhs as usize)) {
+            if let Some(CNode::Str(literal)) = self.node_at(cx, lhs) {
                 self.charge_node(cx, lhs)?;
                 return self.concat_conversion(cx, frame, index, literal, literal.is_ascii(), rhs, operand, form);
             }
