@@ -5,7 +5,7 @@
 # inputs, asserting only that the evaluator's work stays within a fixed multiple of the
 # operations charged plus the input size; seeded from the evaluate corpus), stored_instance
 # (cargo fuzz: damaged stored component instances; its seeds are written by the target itself),
-# boundary (atheris,
+# assemble (cargo fuzz: explain texts, seeded with the corpus's and the repository's own), boundary (atheris,
 # fuzz/boundary.py), or differential (nx-ir-core against the NX reference runtime, oracle/fuzz;
 # differential-5 and differential-6 run it from one schema's seeds only). The differential target
 # is built here with the flags cargo fuzz builds with, since its reference crates need
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|work_bound|stored_instance|boundary|differential[-5|-6]|all} SECONDS" >&2
+    echo "usage: fuzz/run.sh {prepare_module|link_program|evaluate|work_bound|stored_instance|assemble|boundary|differential[-5|-6]|all} SECONDS" >&2
     exit 2
 }
 [[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || usage
@@ -74,8 +74,8 @@ cargo_target() {
     [[ -d "rust/nx-ir-core/tests/regressions/$name" ]] && dirs+=("rust/nx-ir-core/tests/regressions/$name")
     mkdir -p "fuzz/artifacts/$name"
     local own=()
-    # Evaluation inputs stay small (fuzz/seed.py leaves the large-catalog program out).
-    [[ $name == evaluate || $name == work_bound ]] && own=(-max_len=32768)
+    # Evaluation inputs and texts stay small (fuzz/seed.py leaves the large-catalog program out).
+    [[ $name == evaluate || $name == work_bound || $name == assemble ]] && own=(-max_len=32768)
     echo "== $name for ${seconds}s ==" >&2
     (cd fuzz && cargo +nightly fuzz run "$name" "${dirs[@]/#/../}" -- "${common[@]}" "${own[@]}" "${extra[@]}")
 }
@@ -130,7 +130,7 @@ boundary() {
 
 run() {
     case $1 in
-        prepare_module | link_program | evaluate | work_bound | stored_instance) cargo_target "$1" ;;
+        prepare_module | link_program | evaluate | work_bound | stored_instance | assemble) cargo_target "$1" ;;
         boundary) boundary ;;
         differential | differential-5 | differential-6) differential "$1" ;;
         *) usage ;;
@@ -138,7 +138,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-    for name in prepare_module link_program evaluate work_bound stored_instance boundary differential; do
+    for name in prepare_module link_program evaluate work_bound stored_instance assemble boundary differential; do
         run "$name"
     done
 else

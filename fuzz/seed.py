@@ -18,7 +18,11 @@ Images are assembled from the corpus's explain texts (``tests/corpus.py``, with
 * ``differential-6``: the same calls over the corpus assembled as schema 6, each schema 6 sample
   called with arguments inside and outside its bounds, and a module that links the schema 6
   prelude (the differential target, ``oracle/fuzz``, runs each against the reference runtime
-  of its schema).
+  of its schema);
+* ``assemble``: every explain text of the corpus (stripped, and full with its source) with its
+  program's other texts as links, and every explain text in the repository with the texts beside
+  it as links (these without the corpus too), each as schema 5 and as schema 6
+  (``assemble_case``).
 
 Usage: ``python3 fuzz/seed.py [OUT]`` (default ``fuzz/corpus``). Needs the installed package.
 """
@@ -128,6 +132,37 @@ def images(program: CorpusProgram, *, full: bool, schema: int = 5) -> dict[str, 
 
 def ordered(set_: dict[str, bytes], entry: str) -> bytes:
     return chunk(set_[entry]) + b"".join(chunk(b) for i, b in set_.items() if i != entry)
+
+
+# Flags of the assemble input (see assemble_case in rust/nx-ir-core/src/testing/fuzz.rs).
+SCHEMA_5 = 1
+WITH_SOURCE = 2
+# The repository's folders of explain texts.
+TEXT_FOLDERS = ("benches/programs", "python/nx_agent/examples", "rust/nx-ir-core/src", "rust/nx-ir-core/tests/schema6")
+
+
+def assemble_input(flags: int, text_: str, links: list[str], source: str | None = None) -> bytes:
+    """The assemble target's input: flags, the text, the source when there is one, the links."""
+    parts = [text_] + ([source] if source is not None else []) + links
+    return bytes([flags | (WITH_SOURCE if source is not None else 0)]) + b"".join(chunk(p.encode("utf-8")) for p in parts)
+
+
+def assemble_seeds() -> Iterator[tuple[str, bytes]]:
+    """(name, input) of the assemble target: the repository's explain texts, then the corpus's."""
+    texts = sorted(p for folder in TEXT_FOLDERS for p in (ROOT / folder).glob("*.nxir.txt"))
+    for path in texts:
+        beside = [p.read_text("utf-8") for p in texts if p.parent == path.parent and p != path]
+        name = f"{path.parent.name}-{path.name.split('.')[0]}"
+        for schema_flag, schema in ((SCHEMA_5, 5), (0, 6)):
+            yield f"{name}-{schema}", assemble_input(schema_flag, path.read_text("utf-8"), beside)
+    for program in programs():
+        for identity, module in program.modules.items():
+            links = [m.stripped_text for m in program.modules.values() if m is not module]
+            tag = f"{program.name}-{identity.replace('/', '_')}"
+            for schema_flag, schema in ((SCHEMA_5, 5), (0, 6)):
+                yield f"{tag}-{schema}", assemble_input(schema_flag, module.stripped_text, links)
+                if module.full is not None and module.source is not None:
+                    yield f"{tag}-full-{schema}", assemble_input(schema_flag, module.full, links, module.source)
 
 
 # Calls of the schema 6 samples (rust/nx-ir-core/tests/schema6/): inside, on and outside their
@@ -248,13 +283,15 @@ def seeds() -> Iterator[tuple[str, str, bytes]]:
                 yield "differential-5", f"{program.name}-value-{len(seen)}", data
     for name, data in schema6_seeds():
         yield "differential-6", f"schema6-{name}", data
+    for name, data in assemble_seeds():
+        yield "assemble", name, data
 
 
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "fuzz" / "corpus"
     counts: dict[str, int] = {}
     for target, name, data in seeds():
-        if target in ("evaluate", "differential-5", "differential-6") and len(data) > EVALUATE_MAX_LEN:
+        if target in ("evaluate", "differential-5", "differential-6", "assemble") and len(data) > EVALUATE_MAX_LEN:
             continue
         folder = out / target
         folder.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@
 mod support;
 
 use nx_ir_core::image::PreparedModule;
-use nx_ir_core::testing::fuzz::{evaluate_case, link_case, mutate_evaluate_case, prepare_case, write_chunks, Bytes};
+use nx_ir_core::testing::fuzz::{assemble_case, evaluate_case, link_case, mutate_evaluate_case, prepare_case, write_chunks, Bytes};
 use support::corpus;
 use std::path::Path;
 use std::sync::mpsc;
@@ -62,6 +62,68 @@ fn link_program_regressions() {
 #[test]
 fn evaluate_regressions() {
     assert!(replay("evaluate", evaluate_case) >= 1);
+}
+
+#[test]
+fn assemble_regressions() {
+    replay("assemble", assemble_case);
+}
+
+/// The assemble target's input (`assemble_case`): flags (schema 5, a source), the text, the
+/// source, the linked texts.
+fn assemble_input(text: &str, schema: u32, source: Option<&str>, linked: &[&str]) -> Vec<u8> {
+    let flags = u8::from(schema == 5) | if source.is_some() { 2 } else { 0 };
+    let parts: Vec<&[u8]> = [text].into_iter().chain(source).chain(linked.iter().copied()).map(str::as_bytes).collect();
+    let mut input = vec![flags];
+    input.extend(write_chunks(&parts));
+    input
+}
+
+/// Every explain text the repository holds, through the assemble target's case as schema 5 and
+/// as schema 6, with the texts beside it as links: each assembles to an image that explains and
+/// assembles to itself again, or is refused with the assembler's code.
+#[test]
+fn the_repository_texts_hold_the_assemble_case() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let folders = ["src", "tests/schema6", "../../benches/programs", "../../python/nx_agent/examples"];
+    let mut count = 0;
+    for folder in folders {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
+            .expect("a folder of explain texts")
+            .map(|entry| entry.expect("a directory entry").path())
+            .filter(|path| path.to_string_lossy().ends_with(".nxir.txt"))
+            .collect();
+        paths.sort();
+        let texts: Vec<String> = paths.iter().map(|path| std::fs::read_to_string(path).expect("an explain text")).collect();
+        for (i, text) in texts.iter().enumerate() {
+            let beside: Vec<&str> = texts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, t)| t.as_str()).collect();
+            for schema in [5, 6] {
+                assemble_case(&assemble_input(text, schema, None, &beside));
+                count += 1;
+            }
+        }
+    }
+    assert!(count >= 40, "{count} texts");
+}
+
+/// Every explain text of the corpus (stripped, and full with its source) through the assemble
+/// target's case, as schema 5, with the program's texts as links (as the corpus tests assemble them).
+#[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
+fn the_corpus_texts_hold_the_assemble_case() {
+    let Some(dir) = corpus::dir_or_skip("assemble case") else {
+        return;
+    };
+    let mut count = 0;
+    for program in corpus::programs(&dir) {
+        let texts = corpus::program_texts(&program);
+        let linked = corpus::linked(&texts);
+        for input in corpus::every_text(&program, &texts) {
+            assemble_case(&assemble_input(&input.text, 5, input.options.source.as_deref(), &linked));
+            count += 1;
+        }
+    }
+    assert!(count > 0);
 }
 
 /// Per corpus program, an evaluate input calling each function entrypoint with no arguments

@@ -73,7 +73,10 @@ impl<'t> Cursor<'t> {
         if self.eat(text) {
             Ok(())
         } else {
-            Err(self.error(format!("expected `{}`", text.trim())))
+            match text.trim() {
+                "" => Err(self.error("expected a space")),
+                word => Err(self.error(format!("expected `{word}`"))),
+            }
         }
     }
 

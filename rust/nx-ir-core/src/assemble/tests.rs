@@ -347,3 +347,25 @@ fn linked_texts_tell_records_from_components() {
         error.message()
     );
 }
+
+/// A tag that names a declaration, a case or a call is made of names, since explain writes it
+/// back as one (a case without properties as `Union.case`); an element's tag is free text.
+#[test]
+fn a_tag_that_names_something_is_made_of_names() {
+    let text = |body: &str| {
+        format!(
+            "module m.nx fingerprint 0\nentrypoints functions [f] components []\n\n\
+             union Shape\n  case box\n    side: int required\n  case dot\n\nfunction f() =\n  {body}\n"
+        )
+    };
+    for body in ["<Shape.boxxside=2 />", "<Shape.dot=1 />"] {
+        let error = assemble_error(&text(body));
+        assert!(error.message().contains("is not a name"), "{body}: {}", error.message());
+        assert!(error.message().starts_with("line 10, column 4:"), "{body}: {}", error.message());
+    }
+    for body in ["<Shape.box side=2 />", "Shape.dot", "<my-element a=1 />"] {
+        round_trip(&text(body), &options());
+    }
+    let error = assemble_error(&text("<Shape.box side=2/>"));
+    assert_eq!(error.message(), "line 10, column 20: expected a space");
+}

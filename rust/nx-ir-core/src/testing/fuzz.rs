@@ -11,6 +11,8 @@
 //!   length past the end takes the rest). Every chunk is an image; the first is the entry.
 //! * [`evaluate_case`]: `flags: u8`, one chunk holding the call ([`Call`]), then image chunks as
 //!   for linking.
+//! * [`assemble_case`]: `flags: u8`, then text chunks: an explain text, its module's source
+//!   when flagged, then linked modules' explain texts.
 //!
 //! A host value in a call is a tag byte (taken modulo 13) and its payload:
 //! `0` null, `1` false, `2` true, `3` an `i64`, `4` an `i8` as an int, `5` an `f64` by its bits,
@@ -249,6 +251,58 @@ pub fn link_case(data: &[u8]) {
     let Some(program) = link_set(&set, options, mode) else { return };
     if let Err(error) = CompiledProgram::compile(&program) {
         assert_coded(&error, "compile");
+    }
+}
+
+/// The assemble target: an explain text (read lossily as UTF-8) assembled as schema 5 or 6,
+/// with the explain texts of linked modules and, for a text with spans, the module's source.
+/// The assembler refuses it with its own code, or builds a model whose image the reader
+/// prepares or refuses with a coded error (the text may say what no runtime accepts: a feature
+/// it does not know, say); the model's explain text, where it has one, assembles (with the same
+/// links and source) to the same image, and an image that prepares has one.
+///
+/// Input: `flags: u8` (bit 0: schema 5, else 6; bit 1: the second chunk is the source), then
+/// chunks: the text, the source when flagged, then linked modules' texts.
+pub fn assemble_case(data: &[u8]) {
+    use crate::assemble::{assemble_image_with_links, assemble_with_links, AssembleOptions};
+    use crate::explain::explain_module;
+    use crate::model::kinds;
+
+    let mut bytes = Bytes::new(data);
+    let flags = bytes.u8();
+    let text = String::from_utf8_lossy(bytes.chunk().unwrap_or_default()).into_owned();
+    let source = (flags & 2 != 0).then(|| String::from_utf8_lossy(bytes.chunk().unwrap_or_default()).into_owned());
+    let linked: Vec<String> = std::iter::from_fn(|| bytes.chunk()).map(|chunk| String::from_utf8_lossy(chunk).into_owned()).collect();
+    let linked: Vec<&str> = linked.iter().map(String::as_str).collect();
+    let schema = if flags & 1 != 0 { kinds::SCHEMA_5 } else { kinds::SCHEMA_6 };
+    let options = AssembleOptions { source, version: String::new(), schema };
+    let model = match assemble_with_links(&text, &options, &linked) {
+        Ok(model) => model,
+        Err(error) => {
+            assert_coded(&error, "assemble");
+            assert!(
+                error.diagnostics.iter().all(|d| d.code == crate::error::codes::ASSEMBLE),
+                "assemble: refused with another code: {error:?}"
+            );
+            return;
+        }
+    };
+    let image = crate::writer::encode(&model);
+    let prepared = PreparedModule::from_slice(&image);
+    if let Err(error) = &prepared {
+        assert_coded(error, "prepare an assembled image");
+    }
+    let explained = match explain_module(&model) {
+        Ok(explained) => explained,
+        Err(error) => {
+            assert!(prepared.is_err(), "an assembled image prepares but does not explain: {error:?}");
+            assert_coded(&error, "explain an assembled model");
+            return;
+        }
+    };
+    match assemble_image_with_links(&explained, &options, &linked) {
+        Ok(again) => assert!(again == image, "the explain text of an assembled image assembles to another image:\n{explained}"),
+        Err(error) => panic!("the explain text of an assembled image does not assemble: {error:?}\n{explained}"),
     }
 }
 

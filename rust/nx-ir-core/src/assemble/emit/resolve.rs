@@ -5,6 +5,7 @@
 use super::{Construction, Emitter, Local, Target};
 use crate::assemble::cursor::{error_at, ParseResult};
 use crate::assemble::facts::{DeclFacts, ModuleFacts, TypeRef};
+use crate::assemble::parser::{is_name_char, is_name_start};
 use crate::assemble::syntax::{Expr, ExprKind, Name};
 use crate::model::kinds;
 
@@ -75,7 +76,23 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// What `<name ...>` builds. A tag that names something (all but an element, whose tag is
+    /// free text) must be made of names: explain writes it back as a name (`Union.case`, a
+    /// call), which is read again only so.
     pub(super) fn construction(&self, name: &Name) -> ParseResult<Construction> {
+        let construction = self.construction_of(name)?;
+        if !matches!(construction, Construction::Element) {
+            if let Some(segment) = name.path.iter().find(|segment| !is_name(segment)) {
+                return Err(error_at(
+                    name.at,
+                    format!("`{segment}` in `<{}>` is not a name", name.joined()),
+                ));
+            }
+        }
+        Ok(construction)
+    }
+
+    fn construction_of(&self, name: &Name) -> ParseResult<Construction> {
         use kinds::declaration as kind;
         let path = &name.path;
         if name.module.is_none() {
@@ -197,6 +214,12 @@ impl<'a> Emitter<'a> {
             .get(field)?
             .clone()
     }
+}
+
+/// Whether `text` is one name: a name's first character, then name characters.
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(is_name_start) && chars.all(is_name_char)
 }
 
 fn unknown_name(name: &Name) -> String {
