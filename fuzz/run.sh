@@ -5,11 +5,11 @@
 # inputs, asserting only that the evaluator's work stays within a fixed multiple of the
 # operations charged plus the input size; seeded from the evaluate corpus), stored_instance
 # (cargo fuzz: damaged stored component instances; its seeds are written by the target itself),
-# assemble (cargo fuzz: explain texts, seeded with the corpus's and the repository's own), boundary (atheris,
-# fuzz/boundary.py), or differential (nx-ir-core against the NX reference runtime, oracle/fuzz;
-# differential-5 and differential-6 run it from one schema's seeds only). The differential target
-# is built here with the flags cargo fuzz builds with, since its reference crates need
-# --ignore-rust-version, which cargo fuzz cannot pass.
+# assemble (cargo fuzz: explain texts, seeded with the corpus's and the repository's own),
+# boundary (atheris, fuzz/boundary.py), or differential (nx-ir-core against the NX reference
+# runtime, oracle/fuzz; differential-5 and differential-6 run it from one schema's seeds only).
+# The differential target is built here with the flags cargo fuzz builds with, since its
+# reference crates need --ignore-rust-version, which cargo fuzz cannot pass.
 #
 # Seeds come from the conformance corpus (fuzz/seed.py) when a target's corpus is empty; the
 # kept crashing inputs (rust/nx-ir-core/tests/regressions/TARGET) are replayed first. A crash,
