@@ -137,32 +137,34 @@ def ordered(set_: dict[str, bytes], entry: str) -> bytes:
 # Flags of the assemble input (see assemble_case in rust/nx-ir-core/src/testing/fuzz.rs).
 SCHEMA_5 = 1
 WITH_SOURCE = 2
-# The repository's folders of explain texts.
+# The repository's folders of explain texts (the same as the_repository_texts_hold_the_assemble_case
+# in rust/nx-ir-core/tests/fuzz_regressions.rs).
 TEXT_FOLDERS = ("benches/programs", "python/nx_agent/examples", "rust/nx-ir-core/src", "rust/nx-ir-core/tests/schema6")
 
 
-def assemble_input(flags: int, text_: str, links: list[str], source: str | None = None) -> bytes:
+def assemble_input(text_: str, schema: int, links: list[str], source: str | None = None) -> bytes:
     """The assemble target's input: flags, the text, the source when there is one, the links."""
+    flags = (SCHEMA_5 if schema == 5 else 0) | (WITH_SOURCE if source is not None else 0)
     parts = [text_] + ([source] if source is not None else []) + links
-    return bytes([flags | (WITH_SOURCE if source is not None else 0)]) + b"".join(chunk(p.encode("utf-8")) for p in parts)
+    return bytes([flags]) + b"".join(chunk(p.encode("utf-8")) for p in parts)
 
 
 def assemble_seeds() -> Iterator[tuple[str, bytes]]:
     """(name, input) of the assemble target: the repository's explain texts, then the corpus's."""
-    texts = sorted(p for folder in TEXT_FOLDERS for p in (ROOT / folder).glob("*.nxir.txt"))
-    for path in texts:
-        beside = [p.read_text("utf-8") for p in texts if p.parent == path.parent and p != path]
+    texts = {p: p.read_text("utf-8") for folder in TEXT_FOLDERS for p in sorted((ROOT / folder).glob("*.nxir.txt"))}
+    for path, text_ in texts.items():
+        beside = [t for p, t in texts.items() if p.parent == path.parent and p != path]
         name = f"{path.parent.name}-{path.name.split('.')[0]}"
-        for schema_flag, schema in ((SCHEMA_5, 5), (0, 6)):
-            yield f"{name}-{schema}", assemble_input(schema_flag, path.read_text("utf-8"), beside)
+        for schema in (5, 6):
+            yield f"{name}-{schema}", assemble_input(text_, schema, beside)
     for program in programs():
         for identity, module in program.modules.items():
             links = [m.stripped_text for m in program.modules.values() if m is not module]
             tag = f"{program.name}-{identity.replace('/', '_')}"
-            for schema_flag, schema in ((SCHEMA_5, 5), (0, 6)):
-                yield f"{tag}-{schema}", assemble_input(schema_flag, module.stripped_text, links)
+            for schema in (5, 6):
+                yield f"{tag}-{schema}", assemble_input(module.stripped_text, schema, links)
                 if module.full is not None and module.source is not None:
-                    yield f"{tag}-full-{schema}", assemble_input(schema_flag, module.full, links, module.source)
+                    yield f"{tag}-full-{schema}", assemble_input(module.full, schema, links, module.source)
 
 
 # Calls of the schema 6 samples (rust/nx-ir-core/tests/schema6/): inside, on and outside their

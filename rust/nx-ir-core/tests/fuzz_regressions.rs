@@ -85,6 +85,7 @@ fn assemble_input(text: &str, schema: u32, source: Option<&str>, linked: &[&str]
 #[test]
 fn the_repository_texts_hold_the_assemble_case() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The folders fuzz/seed.py seeds the target from (its TEXT_FOLDERS).
     let folders = ["src", "tests/schema6", "../../benches/programs", "../../python/nx_agent/examples"];
     let mut count = 0;
     for folder in folders {

@@ -25,6 +25,12 @@ pub(super) fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
+/// Whether `text` is one whole name segment: a name's first character, then name characters.
+pub(super) fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(is_name_start) && chars.all(is_name_char)
+}
+
 /// Reads a whole explain text.
 pub(super) fn parse_module(text: &str) -> ParseResult<ModuleSyntax> {
     let mut parser = Parser {

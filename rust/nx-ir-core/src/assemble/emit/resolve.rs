@@ -5,7 +5,7 @@
 use super::{Construction, Emitter, Local, Target};
 use crate::assemble::cursor::{error_at, ParseResult};
 use crate::assemble::facts::{DeclFacts, ModuleFacts, TypeRef};
-use crate::assemble::parser::{is_name_char, is_name_start};
+use crate::assemble::parser::is_name;
 use crate::assemble::syntax::{Expr, ExprKind, Name};
 use crate::model::kinds;
 
@@ -214,12 +214,6 @@ impl<'a> Emitter<'a> {
             .get(field)?
             .clone()
     }
-}
-
-/// Whether `text` is one name: a name's first character, then name characters.
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(is_name_start) && chars.all(is_name_char)
 }
 
 fn unknown_name(name: &Name) -> String {
