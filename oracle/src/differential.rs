@@ -271,6 +271,7 @@ fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]], draw: u6
         max_input_size: call.limits.max_input_size,
         max_call_depth: Some(call.limits.max_call_depth),
         max_range_length: Some(call.limits.max_range_length),
+        max_stack_bytes: None,
     };
     let compare = |limits: CallLimits| -> Result<Outcome, Verdict> {
         let a = Ours::call(&ours_program, &host_call, limits);

@@ -21,6 +21,10 @@ pub struct CallLimits {
     pub max_input_size: Option<u64>,
     pub max_call_depth: Option<u32>,
     pub max_range_length: Option<u64>,
+    /// The native stack a call may use, in bytes. How much one level of nesting takes is each
+    /// build's own, so a comparison at the nesting limit raises it for both engines (the thread
+    /// must have that much stack).
+    pub max_stack_bytes: Option<usize>,
 }
 
 /// A call given as host values, the same for every engine (see [`host_args`] for the values
@@ -309,6 +313,7 @@ mod ours {
             max_input_size: limits.max_input_size,
             max_call_depth: limits.max_call_depth.unwrap_or(defaults.max_call_depth),
             max_range_length: limits.max_range_length.unwrap_or(defaults.max_range_length),
+            max_stack_bytes: limits.max_stack_bytes.unwrap_or(defaults.max_stack_bytes),
             ..defaults
         }
     }
@@ -485,6 +490,7 @@ macro_rules! reference_engine {
                     max_input_size: limits.max_input_size,
                     max_call_depth: limits.max_call_depth.unwrap_or(defaults.max_call_depth),
                     max_range_length: limits.max_range_length.unwrap_or(defaults.max_range_length),
+                    max_stack_bytes: limits.max_stack_bytes.unwrap_or(defaults.max_stack_bytes),
                     usage: Some(Arc::clone(usage)),
                     ..defaults
                 }

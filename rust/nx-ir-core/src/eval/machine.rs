@@ -27,6 +27,17 @@ pub(crate) struct Cx {
 
 pub(crate) type Frame = Vec<Option<Value>>;
 
+/// Which charge a profiled charge is ([`Machine::profiled_charge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Charge {
+    /// An amount ([`Machine::charge`]).
+    Amount,
+    /// A node's evaluation, with its nesting and stack checks ([`Machine::charge_node`]).
+    Node,
+    /// A node read in place ([`Machine::charge_in_place`]).
+    InPlace,
+}
+
 /// A construction's written properties, and whether any of them is a spread.
 pub(crate) type Props<'a> = (&'a [(Name, u32)], bool);
 
@@ -316,7 +327,7 @@ impl<'p> Machine<'p> {
     #[inline(never)]
     fn charge_slow(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
         if self.profiler.is_some() {
-            return self.profiled_charge(cx, node, amount, false);
+            return self.profiled_charge(cx, node, amount, Charge::Amount);
         }
         if !(self.past_mark(cx, node)? && self.remaining >= amount) {
             return Err(self.budget_exhausted(cx, node));
@@ -391,8 +402,8 @@ impl<'p> Machine<'p> {
         )
     }
 
-    /// The node charge and nesting check, without the nesting (a callee resolved in place, a
-    /// pattern read without being built).
+    /// The charge of evaluating node `index`, with the nesting and stack checks its evaluation
+    /// makes first, without entering its level (a leaf read in place).
     #[inline(always)]
     pub(super) fn charge_node(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         // The stack is measured every 8 levels of nesting: one level uses a bounded amount, so
@@ -411,7 +422,7 @@ impl<'p> Machine<'p> {
     #[inline(never)]
     fn node_slow(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         if self.profiler.is_some() {
-            return self.profiled_charge(cx, Some(index), 1, true);
+            return self.profiled_charge(cx, Some(index), 1, Charge::Node);
         }
         if self.remaining <= self.mark && self.remaining > 0 {
             self.past_mark(cx, Some(index))?;
@@ -422,6 +433,28 @@ impl<'p> Machine<'p> {
         self.remaining -= 1;
         self.keep_mark();
         Ok(())
+    }
+
+    /// The charge of node `index` where it is read without being evaluated, as the reference
+    /// runtimes charge it there: one operation, with no nesting or stack check (a callee that
+    /// names a function, a pattern that names a union case with fields). A profile counts it as
+    /// the node's evaluation.
+    #[inline]
+    pub(super) fn charge_in_place(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+        if self.remaining <= self.mark {
+            return self.in_place_slow(cx, index);
+        }
+        self.remaining -= 1;
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn in_place_slow(&mut self, cx: Cx, index: u32) -> IrResult<()> {
+        if self.profiler.is_some() {
+            return self.profiled_charge(cx, Some(index), 1, Charge::InPlace);
+        }
+        self.charge(cx, Some(index), 1)
     }
 
     #[cold]
@@ -1824,7 +1857,7 @@ impl<'p> Machine<'p> {
                 // Any non-constant case of the name (an image could declare the name twice).
                 let named = |c: &&super::compiled::CCase| Name::ptr_eq(&c.name, case) || c.name == *case;
                 if let Some(found) = cases.iter().filter(named).find(|c| !c.is_constant) {
-                    self.charge_node(cx, node)?;
+                    self.charge_in_place(cx, node)?;
                     return Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), Vec::new())));
                 }
             }
@@ -1853,7 +1886,7 @@ impl<'p> Machine<'p> {
         match self.node(cx, callee)? {
             CNode::Reference(Target::Decl { module, decl }) => {
                 if matches!(self.prog.decl(*module, *decl).kind, CDeclKind::Function { .. }) {
-                    self.charge_node(cx, callee)?;
+                    self.charge_in_place(cx, callee)?;
                     return Ok(FunctionRef { module: *module, decl: *decl });
                 }
             }

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use crate::error::{codes, IrError, IrResult};
 
 use super::compiled::{CDeclKind, CNode, CompiledProgram, Target};
-use super::machine::{Cx, Machine};
+use super::machine::{Charge, Cx, Machine};
 
 thread_local! {
     static REQUESTED: Cell<bool> = const { Cell::new(false) };
@@ -404,23 +404,18 @@ impl Machine<'_> {
 
     /// A charge while profiling: made as the machine would make it without the profiler (its own
     /// long-run mark in place), then recorded; the mark is pinned again so the next charge comes
-    /// here too. `is_node`: the charge of evaluating node `node` (with its nesting checks).
+    /// here too.
     #[cold]
     #[inline(never)]
-    pub(crate) fn profiled_charge(&mut self, cx: Cx, node: Option<u32>, amount: u64, is_node: bool) -> IrResult<()> {
+    pub(crate) fn profiled_charge(&mut self, cx: Cx, node: Option<u32>, amount: u64, how: Charge) -> IrResult<()> {
         let Some(mut profiler) = self.profiler.take() else {
             // Not reached (the callers check for a profiler): charged as without one.
-            return match (is_node, node) {
-                (true, Some(index)) => self.charge_node(cx, index),
-                _ => self.charge(cx, node, amount),
-            };
+            return self.charge_as(cx, node, amount, how);
         };
         self.mark = profiler.hook_mark.min(self.remaining);
-        let result = match (is_node, node) {
-            (true, Some(index)) => self.charge_node(cx, index),
-            _ => self.charge(cx, node, amount),
-        };
+        let result = self.charge_as(cx, node, amount, how);
         profiler.hook_mark = self.mark;
+        let is_node = how != Charge::Amount;
         match &result {
             Ok(()) => profiler.charged(self.prog, cx, node, amount, is_node),
             Err(error) if budget_refusal(error) => profiler.refused(self.prog, cx, node, amount),
@@ -429,6 +424,15 @@ impl Machine<'_> {
         self.mark = self.remaining;
         self.profiler = Some(profiler);
         result
+    }
+
+    /// The charge `how` names, made as without a profiler.
+    fn charge_as(&mut self, cx: Cx, node: Option<u32>, amount: u64, how: Charge) -> IrResult<()> {
+        match (how, node) {
+            (Charge::Node, Some(index)) => self.charge_node(cx, index),
+            (Charge::InPlace, Some(index)) => self.charge_in_place(cx, index),
+            _ => self.charge(cx, node, amount),
+        }
     }
 
     /// Enters the path of a function call (counted as a call) or of a value's evaluation (counted
