@@ -24,7 +24,9 @@ pub(crate) type SplitProps = (Vec<(Name, Value)>, Vec<(Name, Value)>);
 
 impl Machine<'_> {
     /// Splits `input` into plain props and handler props for component `(module, decl)`;
-    /// `path` names the props in a refusal.
+    /// `path` names the props in a refusal. Out of line: a construction's frame stays small, as
+    /// its props' defaults nest below it.
+    #[inline(never)]
     pub(crate) fn split_handler_props(
         &self,
         module: u32,

@@ -44,6 +44,7 @@ impl Machine<'_> {
     }
 
     /// `check`: the operand's value, once every item of it lies in the interval.
+    #[inline(never)]
     pub(crate) fn eval_check(
         &mut self,
         cx: Cx,

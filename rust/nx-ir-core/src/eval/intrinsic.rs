@@ -13,6 +13,7 @@ use super::value::{Fields, Name, Record, Text, Value, Wide};
 use super::wide::Step;
 
 impl Machine<'_> {
+    #[inline(never)]
     pub(crate) fn eval_intrinsic(
         &mut self,
         cx: Cx,

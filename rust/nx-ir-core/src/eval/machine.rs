@@ -9,6 +9,7 @@ use crate::error::{codes, IrError, IrResult, SourceSpan};
 use super::constants::{self, Room};
 use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Shape, Target, TextForm};
 use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
+use super::components::SplitProps;
 use super::normalize::Path;
 use super::text::{float32_text, write_float64, NumberText};
 use super::LongRunNext;
@@ -628,27 +629,7 @@ impl<'p> Machine<'p> {
                     Ok(Value::empty())
                 }
             }
-            CNode::IfIs { scrutinee, arms, otherwise } => {
-                let scrutinee = self.eval(cx, frame, *scrutinee)?;
-                for (patterns, body) in arms.iter() {
-                    for pattern in patterns.iter() {
-                        let matched = match self.node(cx, *pattern)? {
-                            CNode::Interval(interval) => self.interval_pattern(cx, *pattern, interval.as_ref(), &scrutinee)?,
-                            node => {
-                                let value = self.pattern(cx, frame, *pattern, node)?;
-                                self.pattern_matches(cx, *pattern, &scrutinee, &value)?
-                            }
-                        };
-                        if matched {
-                            return self.eval(cx, frame, *body);
-                        }
-                    }
-                }
-                match otherwise {
-                    Some(otherwise) => self.eval(cx, frame, *otherwise),
-                    None => Ok(Value::empty()),
-                }
-            }
+            CNode::IfIs { scrutinee, arms, otherwise } => self.eval_if_is(cx, frame, *scrutinee, arms, *otherwise),
             CNode::Array(items) => {
                 let items = self.items(cx, frame, index, items)?;
                 Ok(Value::seq(items))
@@ -691,24 +672,7 @@ impl<'p> Machine<'p> {
                 }
             }
             CNode::Call { callee, args } => self.call(cx, frame, index, *callee, args),
-            CNode::NamedCall { callee, args, spread } => {
-                let function = self.callee(cx, frame, *callee, index, "named call")?;
-                let fields = if *spread {
-                    self.spread_properties(cx, frame, args)?
-                } else {
-                    let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
-                    for (name, node) in args.iter() {
-                        let value = self.eval(cx, frame, *node)?;
-                        set_field(&mut fields, Name::clone(name), value);
-                    }
-                    fields
-                };
-                with_places(self.params(function).len(), |values| {
-                    self.by_name(function, &fields, values);
-                    self.invoke(function, values, cx.depth + 1, false)
-                })
-                .map_err(|error| self.math_call_origin(cx, index, error))
-            }
+            CNode::NamedCall { callee, args, spread } => self.eval_named_call(cx, frame, index, *callee, args, *spread),
             CNode::Intrinsic { op, args, order_at } => self.eval_intrinsic(cx, frame, index, *op, args, order_at),
             CNode::Record { target, name, props, content, spread } => {
                 self.eval_record(cx, frame, index, target, name, (props, *spread), content)
@@ -716,16 +680,7 @@ impl<'p> Machine<'p> {
             CNode::UnionCase { target, name, case, props, content, spread } => {
                 self.eval_union_case(cx, frame, index, target, name, case, (props, *spread), content)
             }
-            CNode::Element { tag, props, content, spread } => {
-                let mut fields = self.properties(cx, frame, props, *spread)?;
-                let mut items = self.items(cx, frame, index, content)?;
-                match items.len() {
-                    0 => {}
-                    1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
-                    _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
-                }
-                Ok(Value::Record(Record::new_rc(Some(Name::clone(tag)), fields)))
-            }
+            CNode::Element { tag, props, content, spread } => self.eval_element(cx, frame, index, tag, (props, *spread), content),
             CNode::Component { target, name, props, content, spread } => {
                 self.eval_component(cx, frame, index, target, name, (props, *spread), content)
             }
@@ -741,28 +696,98 @@ impl<'p> Machine<'p> {
                 "NX IR image is malformed: an 'interval' node was evaluated outside a pattern list.",
             ),
             CNode::ActionHandler { component, emit, action, binding: _, owner, body: _ } => {
-                let (cm, cd) = self.resolve(cx, index, component)?;
-                let (am, ad) = self.resolve(cx, index, action)?;
-                if let Some(owner) = owner {
-                    self.resolve(cx, index, owner)?;
-                }
-                let prog = self.prog;
-                let component_key = match &prog.decl(cm, cd).kind {
-                    CDeclKind::Component { key, .. } => Name::clone(key),
-                    _ => Name::clone(&prog.decl(cm, cd).qualified),
-                };
-                self.tally(frame.len() as u64);
-                Ok(Value::Handler(Rc::new(Handler {
-                    module: cx.module,
-                    decl: cx.decl,
-                    node: index,
-                    component_key,
-                    emit: Name::clone(emit),
-                    action: Name::clone(&prog.decl(am, ad).name),
-                    capture: frame.clone(),
-                })))
+                self.eval_action_handler(cx, frame, index, (component, action, owner.as_ref()), emit)
             }
         }
+    }
+
+    // Arms of `eval_node` kept out of it: each level of nesting pays for `eval_node`'s frame, so
+    // what only some nodes need is in frames of its own (docs/runtime-differences.md).
+
+    #[inline(never)]
+    fn eval_if_is(&mut self, cx: Cx, frame: &mut Frame, scrutinee: u32, arms: &[(Box<[u32]>, u32)], otherwise: Option<u32>) -> IrResult<Value> {
+        let scrutinee = self.eval(cx, frame, scrutinee)?;
+        for (patterns, body) in arms.iter() {
+            for pattern in patterns.iter() {
+                let matched = match self.node(cx, *pattern)? {
+                    CNode::Interval(interval) => self.interval_pattern(cx, *pattern, interval.as_ref(), &scrutinee)?,
+                    node => {
+                        let value = self.pattern(cx, frame, *pattern, node)?;
+                        self.pattern_matches(cx, *pattern, &scrutinee, &value)?
+                    }
+                };
+                if matched {
+                    return self.eval(cx, frame, *body);
+                }
+            }
+        }
+        match otherwise {
+            Some(otherwise) => self.eval(cx, frame, otherwise),
+            None => Ok(Value::empty()),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_named_call(&mut self, cx: Cx, frame: &mut Frame, index: u32, callee: u32, args: &[(Name, u32)], spread: bool) -> IrResult<Value> {
+        let function = self.callee(cx, frame, callee, index, "named call")?;
+        let fields = if spread {
+            self.spread_properties(cx, frame, args)?
+        } else {
+            let mut fields: Vec<(Name, Value)> = Vec::with_capacity(args.len());
+            for (name, node) in args.iter() {
+                let value = self.eval(cx, frame, *node)?;
+                set_field(&mut fields, Name::clone(name), value);
+            }
+            fields
+        };
+        with_places(self.params(function).len(), |values| {
+            self.by_name(function, &fields, values);
+            self.invoke(function, values, cx.depth + 1, false)
+        })
+        .map_err(|error| self.math_call_origin(cx, index, error))
+    }
+
+    #[inline(never)]
+    fn eval_element(&mut self, cx: Cx, frame: &mut Frame, index: u32, tag: &Name, (props, spread): Props<'_>, content: &[u32]) -> IrResult<Value> {
+        let mut fields = self.properties(cx, frame, props, spread)?;
+        let mut items = self.items(cx, frame, index, content)?;
+        match items.len() {
+            0 => {}
+            1 => set_field(&mut fields, self.prog_name("content"), items.pop().unwrap_or_else(Value::empty)),
+            _ => set_field(&mut fields, self.prog_name("content"), Value::seq(items)),
+        }
+        Ok(Value::Record(Record::new_rc(Some(Name::clone(tag)), fields)))
+    }
+
+    #[inline(never)]
+    fn eval_action_handler(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        (component, action, owner): (&Target, &Target, Option<&Target>),
+        emit: &Name,
+    ) -> IrResult<Value> {
+        let (cm, cd) = self.resolve(cx, index, component)?;
+        let (am, ad) = self.resolve(cx, index, action)?;
+        if let Some(owner) = owner {
+            self.resolve(cx, index, owner)?;
+        }
+        let prog = self.prog;
+        let component_key = match &prog.decl(cm, cd).kind {
+            CDeclKind::Component { key, .. } => Name::clone(key),
+            _ => Name::clone(&prog.decl(cm, cd).qualified),
+        };
+        self.tally(frame.len() as u64);
+        Ok(Value::Handler(Rc::new(Handler {
+            module: cx.module,
+            decl: cx.decl,
+            node: index,
+            component_key,
+            emit: Name::clone(emit),
+            action: Name::clone(&prog.decl(am, ad).name),
+            capture: frame.clone(),
+        })))
     }
 
     /// The one `Name` for `text` in this evaluation: the program's, or one interned for the
@@ -992,6 +1017,7 @@ impl<'p> Machine<'p> {
         }
     }
 
+    #[inline(never)]
     fn eval_reference(&mut self, cx: Cx, node: u32, target: &Target) -> IrResult<Value> {
         let (module, decl) = self.resolve(cx, node, target)?;
         let prog = self.prog;
@@ -2136,6 +2162,7 @@ impl<'p> Machine<'p> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn eval_record(
         &mut self,
         cx: Cx,
@@ -2150,7 +2177,7 @@ impl<'p> Machine<'p> {
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
         let CDeclKind::Record { fields, update_target, .. } = &declaration.kind else {
-            return self.fail(cx, index, codes::RECORD, format!("'{name}' is not a record."));
+            return Err(self.not_a_record(cx, index, name));
         };
         if update_target.is_none() && content.is_empty() && prog.shortcuts {
             // A spread is no field, so a list holding one is never every field written.
@@ -2165,14 +2192,26 @@ impl<'p> Machine<'p> {
         let mut input = self.construction_input(cx, frame, index, module, fields, props, content, name)?;
         let rcx = Cx { module, decl, depth: cx.depth };
         if update_target.is_some() {
-            let fields_out = self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name));
-            self.recycle_fields(input);
-            return Ok(Value::Record(Record::new_rc(Some(Name::clone(&declaration.name)), fields_out?)));
+            return self.update_record(rcx, fields, input, name, &declaration.name);
         }
         let mut frame = Frame::new();
         let fields_out = self.normalize_owned_fields(rcx, fields, &mut input, &mut frame, &Path::Root(name), false);
         self.recycle_fields(input);
         Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), fields_out?, module, decl, false)))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_a_record(&self, cx: Cx, index: u32, name: &Name) -> IrError {
+        self.error(cx, Some(index), codes::RECORD, format!("'{name}' is not a record."))
+    }
+
+    /// An update record's construction: only the fields written, checked.
+    #[inline(never)]
+    fn update_record(&mut self, rcx: Cx, fields: &[CField], input: Vec<(Name, Value)>, name: &Name, type_name: &Name) -> IrResult<Value> {
+        let fields_out = self.normalize_patch_fields(rcx, fields, &input, &Path::Root(name));
+        self.recycle_fields(input);
+        Ok(Value::Record(Record::new_rc(Some(Name::clone(type_name)), fields_out?)))
     }
 
     /// A construction that writes every field of its record (`record`: module, declaration and
@@ -2181,6 +2220,7 @@ impl<'p> Machine<'p> {
     /// field checked in declaration order), with each value put in its field's place as it is
     /// evaluated.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn construct_whole(
         &mut self,
         cx: Cx,
@@ -2223,6 +2263,7 @@ impl<'p> Machine<'p> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn eval_union_case(
         &mut self,
         cx: Cx,
@@ -2238,10 +2279,10 @@ impl<'p> Machine<'p> {
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
         let CDeclKind::Union { cases, .. } = &declaration.kind else {
-            return self.fail(cx, index, codes::UNION, format!("'{name}' is not a union."));
+            return Err(self.no_such_case(cx, index, name, None));
         };
         let Some(found) = cases.iter().find(|c| c.name == *case) else {
-            return self.fail(cx, index, codes::UNION, format!("'{name}' has no case '{case}'."));
+            return Err(self.no_such_case(cx, index, name, Some(case)));
         };
         if found.is_constant {
             return Ok(Value::Case(Rc::new(CaseValue { case: Name::clone(&found.name) })));
@@ -2257,7 +2298,49 @@ impl<'p> Machine<'p> {
         Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), fields)))
     }
 
+    /// The props of a construction of component `(module, decl)` (whose props are `fields`),
+    /// then its content bound to its content prop, in evaluation order: its plain props, and
+    /// its handler props apart.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn component_input(
+        &mut self,
+        cx: Cx,
+        frame: &mut Frame,
+        index: u32,
+        (module, decl, fields): (u32, u32, &[CField]),
+        (props, spread): Props<'_>,
+        content: &[u32],
+        name: &Name,
+    ) -> IrResult<SplitProps> {
+        let input = self.properties(cx, frame, props, spread)?;
+        let items = if content.is_empty() { None } else { Some(self.items(cx, frame, index, content)?) };
+        let (mut plain, handlers) = self.split_handler_props(module, decl, input, &Path::Named("", name, " props"))?;
+        if let Some(items) = items {
+            self.bind_content(module, fields, &mut plain, items, name)?;
+        }
+        Ok((plain, handlers))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_a_component(&self, cx: Cx, index: u32, name: &Name) -> IrError {
+        self.error(cx, Some(index), codes::COMPONENT, format!("'{name}' is not a component."))
+    }
+
+    /// `name` is not a union (`case` none), or has no case `case`.
+    #[cold]
+    #[inline(never)]
+    fn no_such_case(&self, cx: Cx, index: u32, name: &Name, case: Option<&Name>) -> IrError {
+        let message = match case {
+            None => format!("'{name}' is not a union."),
+            Some(case) => format!("'{name}' has no case '{case}'."),
+        };
+        self.error(cx, Some(index), codes::UNION, message)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn eval_component(
         &mut self,
         cx: Cx,
@@ -2272,14 +2355,9 @@ impl<'p> Machine<'p> {
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
         let CDeclKind::Component { props: fields, .. } = &declaration.kind else {
-            return self.fail(cx, index, codes::COMPONENT, format!("'{name}' is not a component."));
+            return Err(self.not_a_component(cx, index, name));
         };
-        let input = self.properties(cx, frame, props, spread)?;
-        let items = if content.is_empty() { None } else { Some(self.items(cx, frame, index, content)?) };
-        let (mut plain, handlers) = self.split_handler_props(module, decl, input, &Path::Named("", name, " props"))?;
-        if let Some(items) = items {
-            self.bind_content(module, fields, &mut plain, items, name)?;
-        }
+        let (plain, handlers) = self.component_input(cx, frame, index, (module, decl, fields), (props, spread), content, name)?;
         let ccx = Cx { module, decl, depth: cx.depth };
         let mut frame = Frame::new();
         let mut out = self.normalize_fields(ccx, fields, &plain, &mut frame, &Path::Named("", name, " props"), false)?;

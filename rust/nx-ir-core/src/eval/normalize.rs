@@ -550,6 +550,79 @@ impl<'p> Machine<'p> {
         explicit: bool,
         bind_all: bool,
     ) -> IrResult<Vec<(Name, Value)>> {
+        let index = self.written_names(fields, input, path)?;
+        let first_slot = frame.len() as u32;
+        // Fields are bound in the frame only for defaults to read.
+        let binds = bind_all || fields.iter().any(|f| f.default.is_some());
+        let mut out = Vec::with_capacity(fields.len());
+        for (offset, field) in fields.iter().enumerate() {
+            let given = match &index {
+                Some(at) => at.get(&name_key(&field.name)).map(|&position| input.take_at(position as usize)),
+                None => input.take(&field.name),
+            };
+            let value = match (given, field.default) {
+                (None, Some(default)) if !explicit => {
+                    let result = self.eval(cx, frame, default).and_then(|value| {
+                        self.normalize(cx, field.ty, value, &Path::Field(path, &field.name))
+                    });
+                    match result {
+                        Ok(value) => value,
+                        Err(error) => {
+                            self.default_failed = true;
+                            return Err(error);
+                        }
+                    }
+                }
+                (given, _) => self.given_field(cx, field, given, path)?,
+            };
+            self.keep_field(cx, (frame, first_slot + offset as u32), &mut out, field, value, binds)?;
+        }
+        Ok(out)
+    }
+
+    /// A field's value when no default is evaluated for it: the value written, checked against
+    /// the field's type; else the empty value, or the failure of a missing required field.
+    /// Out of line (as [`Machine::keep_field`]): what only these need stays out of the frame a
+    /// default's evaluation nests below.
+    #[inline(never)]
+    fn given_field(&mut self, cx: Cx, field: &CField, given: Option<Value>, path: &Path<'_>) -> IrResult<Value> {
+        match given {
+            Some(value) => self.normalize(cx, field.ty, value, &Path::Field(path, &field.name)),
+            None if !field.required && self.admits_empty(cx.module, field.ty) => Ok(Value::empty()),
+            None => Err(self.missing_field(cx, &field.name, path)),
+        }
+    }
+
+    /// Puts a field's checked value among `out` when the record stores it, and binds it in the
+    /// frame's slot when the fields are bound (`binds`).
+    #[inline(never)]
+    fn keep_field(
+        &mut self,
+        cx: Cx,
+        (frame, slot): (&mut Frame, u32),
+        out: &mut Vec<(Name, Value)>,
+        field: &CField,
+        value: Value,
+        binds: bool,
+    ) -> IrResult<()> {
+        let kept = self.stored(cx.module, field.ty, &value);
+        if !binds {
+            if kept {
+                out.push((Name::clone(&field.name), value));
+            }
+            return Ok(());
+        }
+        if kept {
+            out.push((Name::clone(&field.name), value.clone()));
+        }
+        self.bind(frame, slot, value)
+    }
+
+    /// Checks that each written field is declared (the charges of the look-ups tallied), and
+    /// gives an index of the written names when there are many. Out of line: its temporaries
+    /// stay out of the frame a default's evaluation nests below.
+    #[inline(never)]
+    fn written_names(&mut self, fields: &[CField], input: &FieldInput<'_>, path: &Path<'_>) -> IrResult<Option<Positions>> {
         let taken = input.len();
         // Many written fields: found through an index of their names (by address), so the
         // work is linear in the fields written and declared, not their product.
@@ -573,51 +646,13 @@ impl<'p> Machine<'p> {
                 }
             }
         }
-        let first_slot = frame.len() as u32;
-        // Fields are bound in the frame only for defaults to read.
-        let binds = bind_all || fields.iter().any(|f| f.default.is_some());
-        let mut out = Vec::with_capacity(fields.len());
-        for (offset, field) in fields.iter().enumerate() {
-            let at = Path::Field(path, &field.name);
-            let given = match &index {
-                Some(at) => at.get(&name_key(&field.name)).map(|&position| input.take_at(position as usize)),
-                None => input.take(&field.name),
-            };
-            let value = match (given, field.default) {
-                (Some(value), _) => self.normalize(cx, field.ty, value, &at)?,
-                (None, Some(default)) if !explicit => {
-                    let result = self.eval(cx, frame, default).and_then(|value| self.normalize(cx, field.ty, value, &at));
-                    match result {
-                        Ok(value) => value,
-                        Err(error) => {
-                            self.default_failed = true;
-                            return Err(error);
-                        }
-                    }
-                }
-                _ if !field.required && self.admits_empty(cx.module, field.ty) => Value::empty(),
-                _ => {
-                    return Err(self.error(
-                        cx,
-                        None,
-                        codes::BOUNDARY_FIELD,
-                        format!("Missing required {path} field '{}'.", field.name),
-                    ))
-                }
-            };
-            let kept = self.stored(cx.module, field.ty, &value);
-            if !binds {
-                if kept {
-                    out.push((Name::clone(&field.name), value));
-                }
-                continue;
-            }
-            if kept {
-                out.push((Name::clone(&field.name), value.clone()));
-            }
-            self.bind(frame, first_slot + offset as u32, value)?;
-        }
-        Ok(out)
+        Ok(index)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing_field(&self, cx: Cx, name: &Name, path: &Path<'_>) -> IrError {
+        self.error(cx, None, codes::BOUNDARY_FIELD, format!("Missing required {path} field '{name}'."))
     }
 
     /// Update-record fields: only the present ones, a present empty value kept as "cleared".

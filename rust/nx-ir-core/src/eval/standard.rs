@@ -19,6 +19,7 @@ use super::value::{Name, Record, Text, Value};
 
 impl Machine<'_> {
     /// `math.<op>(args)`: a float64.
+    #[inline(never)]
     pub(crate) fn eval_math(&mut self, cx: Cx, frame: &mut Frame, node: u32, op: MathOp, args: &[u32]) -> IrResult<Value> {
         // At most three arguments (the compiled node has the operation's own count).
         let mut xs = [0.0f64; 3];
