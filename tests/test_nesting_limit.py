@@ -5,10 +5,14 @@ How much stack one level takes is each build's own; this holds the build install
 release build as `pip install` makes it. The programs are `tests/fixtures/nesting/`, which the
 oracle (`oracle/tests/nesting.rs`) also runs beside the reference runtime at every budget. The
 operations below are what `nx-ir-runtime` 0.10.0 reports for them (docs/runtime-differences.md).
+On a thread with less stack than the 1 MiB allowed, the allowance is the thread's room instead.
 """
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,3 +44,36 @@ def test_an_unbounded_nesting_stops_at_the_nesting_limit(function: str) -> None:
     assert first.limit == {"name": "maxExpressionNesting", "value": 1000}
     assert first.declaration == declaration
     assert error.usage["operations"] == operations
+
+
+SMALL_STACK = """
+import sys, threading
+from nx_agent import ir
+program = ir.link_program(ir.prepare_module(ir.assemble(sys.stdin.read())))
+threading.stack_size(int(sys.argv[1]))
+seen = []
+def run():
+    try:
+        ir.evaluate_function(program, "record", (), max_operations=10**9)
+    except ir.NxIrError as error:
+        seen.append((error.code, error.diagnostics[0].limit))
+thread = threading.Thread(target=run)
+thread.start()
+thread.join()
+print(repr(seen))
+"""
+
+
+@pytest.mark.parametrize("stack_size", [512 << 10, 256 << 10, 128 << 10])
+def test_a_thread_with_a_small_stack_meets_the_stack_limit_instead_of_crashing(stack_size: int) -> None:
+    # The same nesting on a Python thread with less stack than the 1 MiB allowed: the allowance
+    # shrinks to the thread's room, so the call fails with `maxStackBytes` (in a child process,
+    # so that an overflow would fail this test rather than end pytest).
+    done = subprocess.run(
+        [sys.executable, "-c", SMALL_STACK, str(stack_size)], input=TEXT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    [(code, limit)] = ast.literal_eval(done.stdout.strip())
+    assert code == "nx-ir-resource-limit"
+    assert limit["name"] == "maxStackBytes"
+    assert limit["value"] < stack_size

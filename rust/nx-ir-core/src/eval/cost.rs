@@ -22,7 +22,8 @@ pub struct Limits {
     pub max_input_size: Option<u64>,
     pub max_call_depth: u32,
     pub max_range_length: u64,
-    /// Native stack bytes one call may use (a guard, not a reference limit on counts).
+    /// Native stack bytes one call may use (a guard, not a reference limit on counts); less
+    /// where the calling thread has less room (on Linux, where the C library says).
     pub max_stack_bytes: usize,
     /// Bytes of values (texts, lists, records) one call may allocate, counted as they are
     /// built and never given back within the call: nx-agent's own guard, off the operation
@@ -81,4 +82,57 @@ pub(crate) fn limit_error(name: &'static str, value: u64, message: String) -> Ir
 pub(crate) fn stack_position() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Stack kept free below an evaluation's allowance: for what runs between two of its checks (up
+/// to 8 levels of nesting, one level of a value walk) and for failing (a diagnostic built).
+const STACK_RESERVE: usize = 64 << 10;
+
+/// The native stack an evaluation starting at `base` may use: `requested` (`maxStackBytes`), or
+/// less when the calling thread's stack has less room below `base`, so that a host thread with a
+/// small stack meets `maxStackBytes` instead of overflowing its stack.
+pub(crate) fn stack_allowance(requested: usize, base: usize) -> usize {
+    match thread_stack_low() {
+        Some(low) => requested.min(base.saturating_sub(low).saturating_sub(STACK_RESERVE)),
+        None => requested,
+    }
+}
+
+/// The lowest address of the calling thread's stack above its guard pages, asked of the C
+/// library once per thread; `None` where the platform does not say.
+#[cfg(target_os = "linux")]
+fn thread_stack_low() -> Option<usize> {
+    use std::cell::Cell;
+    // 0: not asked yet on this thread; 1: the C library did not say.
+    thread_local! { static LOW: Cell<usize> = const { Cell::new(0) }; }
+    let known = LOW.try_with(Cell::get).unwrap_or(1);
+    let low = if known != 0 {
+        known
+    } else {
+        let low = ask_stack_low().unwrap_or(1);
+        let _ = LOW.try_with(|cell| cell.set(low));
+        low
+    };
+    (low > 1).then_some(low)
+}
+
+#[cfg(target_os = "linux")]
+fn ask_stack_low() -> Option<usize> {
+    // SAFETY: `attr` is initialized by `pthread_getattr_np` before it is read, and destroyed once.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return None;
+        }
+        let (mut address, mut size, mut guard) = (std::ptr::null_mut(), 0, 0);
+        let stack = libc::pthread_attr_getstack(&attr, &mut address, &mut size);
+        let guarded = libc::pthread_attr_getguardsize(&attr, &mut guard);
+        libc::pthread_attr_destroy(&mut attr);
+        (stack == 0 && guarded == 0 && size > 0).then(|| address as usize + guard)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn thread_stack_low() -> Option<usize> {
+    None
 }

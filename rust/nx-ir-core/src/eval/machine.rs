@@ -8,7 +8,7 @@ use crate::error::{codes, IrError, IrResult, SourceSpan};
 
 use super::constants::{self, Room};
 use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Shape, Target, TextForm};
-use super::cost::{limit_error, stack_position, Limits, MAX_EXPRESSION_NESTING};
+use super::cost::{limit_error, stack_allowance, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::components::SplitProps;
 use super::normalize::Path;
 use super::text::{float32_text, write_float64, NumberText};
@@ -60,6 +60,8 @@ pub(crate) struct Machine<'p> {
     long_run: Option<&'p dyn Fn() -> LongRunNext>,
     nesting: u32,
     stack_base: usize,
+    /// The stack the evaluation may use from `stack_base` ([`stack_allowance`]).
+    stack_allowance: usize,
     /// A default failed: its failure is never blamed on a host argument.
     pub default_failed: bool,
     /// Names the host used that the program does not hold, interned for this evaluation.
@@ -129,6 +131,7 @@ impl Drop for Machine<'_> {
 
 impl<'p> Machine<'p> {
     pub fn new(prog: &'p CompiledProgram, limits: &'p Limits) -> Self {
+        let stack_base = stack_position();
         Machine {
             prog,
             limits,
@@ -137,7 +140,8 @@ impl<'p> Machine<'p> {
             mark: 0,
             long_run: None,
             nesting: 0,
-            stack_base: stack_position(),
+            stack_base,
+            stack_allowance: stack_allowance(limits.max_stack_bytes, stack_base),
             default_failed: false,
             extra_names: Default::default(),
             work: 0,
@@ -382,12 +386,12 @@ impl<'p> Machine<'p> {
     /// Whether the native stack is within its budget.
     #[inline]
     pub fn stack_ok(&self) -> bool {
-        stack_position().abs_diff(self.stack_base) <= self.limits.max_stack_bytes
+        stack_position().abs_diff(self.stack_base) <= self.stack_allowance
     }
 
     #[cold]
     pub fn stack_error(&self, cx: Cx, node: Option<u32>) -> IrError {
-        let bytes = self.limits.max_stack_bytes as u64;
+        let bytes = self.stack_allowance as u64;
         self.limit_fail(cx, node, "maxStackBytes", bytes, format!("The evaluation used more than {bytes} bytes of stack."))
     }
 
@@ -395,7 +399,7 @@ impl<'p> Machine<'p> {
     /// written for the host): a limit of the walk, which names no declaration.
     #[cold]
     pub fn value_stack_error(&self) -> IrError {
-        let bytes = self.limits.max_stack_bytes as u64;
+        let bytes = self.stack_allowance as u64;
         limit_error(
             "maxStackBytes",
             bytes,
@@ -1012,7 +1016,7 @@ impl<'p> Machine<'p> {
             nesting: self.nesting,
             depth: i64::from(self.limits.max_call_depth) - i64::from(cx.depth),
             range: self.limits.max_range_length,
-            stack: self.limits.max_stack_bytes.saturating_sub(stack_position().abs_diff(self.stack_base)),
+            stack: self.stack_allowance.saturating_sub(stack_position().abs_diff(self.stack_base)),
             budgeted: self.budgeted,
         }
     }

@@ -374,6 +374,29 @@ fn deep_recursion_stops_at_the_call_depth() {
 }
 
 #[test]
+fn a_thread_with_a_small_stack_meets_the_stack_limit_instead_of_overflowing() {
+    // 1 MiB of stack is allowed, but the thread has 192 KiB: the allowance shrinks to the
+    // thread's room (on Linux), so the recursion fails at `maxStackBytes` instead of crashing.
+    let outcome = std::thread::Builder::new()
+        .stack_size(192 << 10)
+        .spawn(|| {
+            let program = adversarial_program();
+            let limits = Limits { max_call_depth: u32::MAX, ..Limits::default() };
+            let error = evaluate_function(&program, "loop", &[HostValue::Int(0)], &limits).unwrap_err();
+            (error.code(), error.diagnostics[0].limit.as_ref().map(|l| (l.name, l.value)))
+        })
+        .expect("a thread")
+        .join()
+        .expect("no panic");
+    assert_eq!(outcome.0, codes::RESOURCE_LIMIT);
+    let (name, value) = outcome.1.expect("a limit");
+    if cfg!(target_os = "linux") {
+        assert_eq!(name, "maxStackBytes");
+        assert!(value < 192 << 10, "the allowance is the thread's room: {value}");
+    }
+}
+
+#[test]
 fn doubling_growth_ends_within_the_budget() {
     let program = adversarial_program();
     let limits = Limits::with_budget(100_000);
