@@ -77,3 +77,67 @@ def test_a_thread_with_a_small_stack_meets_the_stack_limit_instead_of_crashing(s
     assert code == "nx-ir-resource-limit"
     assert limit["name"] == "maxStackBytes"
     assert limit["value"] < stack_size
+
+
+DEEP_WORK = """
+import sys, threading
+from nx_agent import ir
+text = sys.stdin.read()
+threading.stack_size(int(sys.argv[1]))
+seen = []
+def run():
+    image = ir.assemble(text)
+    module = ir.prepare_module(image)
+    seen.append((len(image), len(ir.explain(image)), len(module.explain())))
+thread = threading.Thread(target=run)
+thread.start()
+thread.join()
+print(repr(seen))
+"""
+
+
+@pytest.mark.parametrize("stack_size", [256 << 10, 128 << 10])
+def test_deeply_nested_texts_and_images_are_handled_on_a_thread_with_a_small_stack(stack_size: int) -> None:
+    # Assembling, preparing and explaining recurse as deep as their input nests (here 295
+    # levels, near the assembler's 300): on a thread without the room, they run on a thread of
+    # their own, and give what they give on this one.
+    body = "1"
+    for _ in range(295):
+        body = f"(1 add {body})"
+    text = f"module deep.nx fingerprint 1\nentrypoints functions [f] components []\n\nfunction f() =\n  {body}\n"
+    image = ir.assemble(text)
+    expected = (len(image), len(ir.explain(image)), len(ir.prepare_module(image).explain()))
+    done = subprocess.run(
+        [sys.executable, "-c", DEEP_WORK, str(stack_size)], input=text, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert ast.literal_eval(done.stdout.strip()) == [expected]
+
+
+DEEP_JSON = """
+import sys, threading
+from nx_agent import ir
+text = "module m.nx fingerprint 1\\nentrypoints functions [] components [C]\\n\\ncomponent C\\n  state\\n    n: int = 0\\n  body =\\n    n\\n"
+program = ir.link_program(ir.prepare_module(ir.assemble(text)))
+document = "[" * 9999 + "]" * 9999
+threading.stack_size(int(sys.argv[1]))
+seen = []
+def run():
+    try:
+        ir.restore_component_instance(program, document)
+    except ir.NxIrError as error:
+        seen.append(error.code)
+thread = threading.Thread(target=run)
+thread.start()
+thread.join()
+print(repr(seen))
+"""
+
+
+@pytest.mark.parametrize("stack_size", [(2 << 20) + (256 << 10), 256 << 10])
+def test_a_deeply_nested_stored_instance_is_refused_on_a_thread_with_a_small_stack(stack_size: int) -> None:
+    # A stored instance's JSON nests up to 10,000 deep before it is refused, which takes more
+    # than 2.25 MiB of stack to read: on a thread with less room it is read on a thread of its own.
+    done = subprocess.run([sys.executable, "-c", DEEP_JSON, str(stack_size)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert ast.literal_eval(done.stdout.strip()) == ["nx-ir-component"]

@@ -13,6 +13,7 @@ use crate::errors::{to_py_err, IntoPyResult};
 use crate::eval::{call_limits, read_value, usage_dict, Compiled, Evaluation, Limits};
 use crate::interrupt::{interrupted, LongRunHook};
 use crate::program::Program;
+use crate::room::with_room;
 use crate::sink::{GilRelease, PySink, LONG_RUN};
 
 /// A component instance: what `dispatch_component_actions` runs a batch against. Never
@@ -424,12 +425,12 @@ pub fn restore_component_instance(py: Python<'_>, program: &Bound<'_, Program>, 
     let compiled = program.get().compiled(py)?;
     let restored = if let Ok(text) = data.cast::<PyString>() {
         let text = text.to_str()?;
-        py.detach(|| stored::restore_component_instance_json(compiled, text))
+        py.detach(|| with_room(|| stored::restore_component_instance_json(compiled, text)))
     } else {
         let bytes: Vec<u8> = data.extract().map_err(|_| {
             to_py_err(py, &IrError::new(codes::COMPONENT, "A stored instance is bytes (to_bytes) or a str (to_json)."))
         })?;
-        py.detach(|| stored::restore_component_instance(compiled, &bytes))
+        py.detach(|| with_room(|| stored::restore_component_instance(compiled, &bytes)))
     };
     instance_of(py, program, restored.or_raise(py)?)
 }

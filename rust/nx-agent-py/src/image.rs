@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyMemoryView, PyTuple};
 
 use crate::errors::IntoPyResult;
+use crate::room::with_room;
 
 /// An immutable `bytes` object borrowed in place: CPython never moves or changes its contents,
 /// and the held reference keeps it alive for as long as the prepared module lives.
@@ -54,7 +55,7 @@ pub fn image_owner(data: &Bound<'_, PyAny>) -> PyResult<ImageOwner> {
 #[pyfunction]
 pub fn prepare_module(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PreparedModule> {
     let owner = image_owner(data)?;
-    let module = py.detach(|| CoreModule::prepare(owner)).or_raise(py)?;
+    let module = py.detach(|| with_room(|| CoreModule::prepare(owner))).or_raise(py)?;
     Ok(PreparedModule { inner: Arc::new(module) })
 }
 
@@ -176,7 +177,7 @@ impl PreparedModule {
     /// The image as `nxlang ir explain` renders it.
     fn explain(&self, py: Python<'_>) -> PyResult<String> {
         let inner = &self.inner;
-        py.detach(|| nx_ir_core::explain::explain_module(&inner.to_model())).or_raise(py)
+        py.detach(|| with_room(|| nx_ir_core::explain::explain_module(&inner.to_model()))).or_raise(py)
     }
 
     /// Pickled as its travel form (`nx_ir_core::travel`); unpickling prepares the image again.

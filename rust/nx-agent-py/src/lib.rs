@@ -14,6 +14,7 @@ mod image;
 mod interrupt;
 mod profile;
 mod program;
+mod room;
 mod sink;
 mod text;
 mod travel;

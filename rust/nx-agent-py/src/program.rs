@@ -12,6 +12,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyMapping, PyString, PyTuple};
 
 use crate::errors::IntoPyResult;
+use crate::room::with_room;
 use crate::eval::Compiled;
 use crate::image::{image_owner, PreparedModule};
 use crate::sink::TextCache;
@@ -237,8 +238,7 @@ pub fn prepare_program(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Prog
     let owner = image_owner(data)?;
     let program = py
         .detach(|| {
-            CoreModule::prepare(owner)
-                .and_then(|m| CoreProgram::prepare_self_contained(Arc::new(m)))
+            with_room(|| CoreModule::prepare(owner).and_then(|m| CoreProgram::prepare_self_contained(Arc::new(m))))
         })
         .or_raise(py)?;
     Ok(Program::new(program, LinkOptions::default()))

@@ -8,6 +8,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::IntoPyResult;
 use crate::image::{image_owner, PreparedModule};
+use crate::room::with_room;
 
 /// Renders a prepared module or image bytes as `nxlang ir explain` does, in at most about
 /// `max_output` bytes of text (default 64 MiB): an image whose nodes or types are shared (a DAG)
@@ -17,10 +18,10 @@ use crate::image::{image_owner, PreparedModule};
 pub fn explain(py: Python<'_>, module_or_bytes: &Bound<'_, PyAny>, max_output: u64) -> PyResult<String> {
     if let Ok(module) = module_or_bytes.cast::<PreparedModule>() {
         let inner = &module.get().inner;
-        return py.detach(|| explain_module_within(&inner.to_model(), max_output)).or_raise(py);
+        return py.detach(|| with_room(|| explain_module_within(&inner.to_model(), max_output))).or_raise(py);
     }
     let owner = image_owner(module_or_bytes)?;
-    py.detach(|| explain_image_within((*owner).as_ref(), max_output)).or_raise(py)
+    py.detach(|| with_room(|| explain_image_within((*owner).as_ref(), max_output))).or_raise(py)
 }
 
 /// Builds an image of `schema` (5 or 6; the text does not say) from explain text; with `source`,
@@ -41,6 +42,6 @@ pub fn assemble<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let options = AssembleOptions { source, version, schema };
     let links: Vec<&str> = links.iter().map(String::as_str).collect();
-    let image = py.detach(|| assemble_image_with_links(text, &options, &links)).or_raise(py)?;
+    let image = py.detach(|| with_room(|| assemble_image_with_links(text, &options, &links))).or_raise(py)?;
     Ok(PyBytes::new(py, &image))
 }

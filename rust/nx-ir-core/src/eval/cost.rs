@@ -98,6 +98,12 @@ pub(crate) fn stack_allowance(requested: usize, base: usize) -> usize {
     }
 }
 
+/// How many bytes of the calling thread's stack lie below the caller, where the platform says
+/// (on Linux): for work that recurses as deep as its input nests, to run where there is room.
+pub fn thread_stack_room() -> Option<usize> {
+    thread_stack_low().map(|low| stack_position().saturating_sub(low))
+}
+
 /// The lowest address of the calling thread's stack above its guard pages, asked of the C
 /// library once per thread; `None` where the platform does not say.
 #[cfg(target_os = "linux")]
