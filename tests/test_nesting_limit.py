@@ -13,7 +13,9 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,54 +48,56 @@ def test_an_unbounded_nesting_stops_at_the_nesting_limit(function: str) -> None:
     assert error.usage["operations"] == operations
 
 
-SMALL_STACK = """
+#: A child process that prepares what `setup` says on its main thread, then runs `work` (the body
+#: of a function appending to `seen`) on a thread of `argv[1]` bytes of stack and prints `seen`;
+#: the text on its standard input is `stdin`. A child, so that an overflow fails the test that
+#: runs it rather than ending pytest.
+ON_A_THREAD = """
 import sys, threading
 from nx_agent import ir
-program = ir.link_program(ir.prepare_module(ir.assemble(sys.stdin.read())))
+stdin = sys.stdin.read()
+{setup}
 threading.stack_size(int(sys.argv[1]))
 seen = []
 def run():
-    try:
-        ir.evaluate_function(program, "record", (), max_operations=10**9)
-    except ir.NxIrError as error:
-        seen.append((error.code, error.diagnostics[0].limit))
+{work}
 thread = threading.Thread(target=run)
 thread.start()
 thread.join()
 print(repr(seen))
 """
+
+
+def on_a_thread(stack_size: int, work: str, *, setup: str = "", stdin: str = "") -> list[Any]:
+    """What `work` appended to `seen` on a thread of `stack_size` bytes of stack (`ON_A_THREAD`)."""
+    script = ON_A_THREAD.format(setup=textwrap.dedent(setup), work=textwrap.indent(textwrap.dedent(work), "    "))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(stack_size)], input=stdin, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    seen: list[Any] = ast.literal_eval(done.stdout.strip())
+    return seen
 
 
 @pytest.mark.parametrize("stack_size", [512 << 10, 256 << 10, 128 << 10])
 def test_a_thread_with_a_small_stack_meets_the_stack_limit_instead_of_crashing(stack_size: int) -> None:
     # The same nesting on a Python thread with less stack than the 1 MiB allowed: the allowance
-    # shrinks to the thread's room, so the call fails with `maxStackBytes` (in a child process,
-    # so that an overflow would fail this test rather than end pytest).
-    done = subprocess.run(
-        [sys.executable, "-c", SMALL_STACK, str(stack_size)], input=TEXT, capture_output=True, text=True, timeout=60
+    # shrinks to the thread's room, so the call fails with `maxStackBytes`.
+    seen = on_a_thread(
+        stack_size,
+        """
+        try:
+            ir.evaluate_function(program, "record", (), max_operations=10**9)
+        except ir.NxIrError as error:
+            seen.append((error.code, error.diagnostics[0].limit))
+        """,
+        setup="program = ir.link_program(ir.prepare_module(ir.assemble(stdin)))",
+        stdin=TEXT,
     )
-    assert done.returncode == 0, done.stderr
-    [(code, limit)] = ast.literal_eval(done.stdout.strip())
+    [(code, limit)] = seen
     assert code == "nx-ir-resource-limit"
     assert limit["name"] == "maxStackBytes"
     assert limit["value"] < stack_size
-
-
-DEEP_WORK = """
-import sys, threading
-from nx_agent import ir
-text = sys.stdin.read()
-threading.stack_size(int(sys.argv[1]))
-seen = []
-def run():
-    image = ir.assemble(text)
-    module = ir.prepare_module(image)
-    seen.append((len(image), len(ir.explain(image)), len(module.explain())))
-thread = threading.Thread(target=run)
-thread.start()
-thread.join()
-print(repr(seen))
-"""
 
 
 @pytest.mark.parametrize("stack_size", [256 << 10, 128 << 10])
@@ -107,30 +111,28 @@ def test_deeply_nested_texts_and_images_are_handled_on_a_thread_with_a_small_sta
     text = f"module deep.nx fingerprint 1\nentrypoints functions [f] components []\n\nfunction f() =\n  {body}\n"
     image = ir.assemble(text)
     expected = (len(image), len(ir.explain(image)), len(ir.prepare_module(image).explain()))
-    done = subprocess.run(
-        [sys.executable, "-c", DEEP_WORK, str(stack_size)], input=text, capture_output=True, text=True, timeout=60
+    seen = on_a_thread(
+        stack_size,
+        """
+        image = ir.assemble(stdin)
+        module = ir.prepare_module(image)
+        seen.append((len(image), len(ir.explain(image)), len(module.explain())))
+        """,
+        stdin=text,
     )
-    assert done.returncode == 0, done.stderr
-    assert ast.literal_eval(done.stdout.strip()) == [expected]
+    assert seen == [expected]
 
 
-DEEP_JSON = """
-import sys, threading
-from nx_agent import ir
-text = "module m.nx fingerprint 1\\nentrypoints functions [] components [C]\\n\\ncomponent C\\n  state\\n    n: int = 0\\n  body =\\n    n\\n"
-program = ir.link_program(ir.prepare_module(ir.assemble(text)))
-document = "[" * 9999 + "]" * 9999
-threading.stack_size(int(sys.argv[1]))
-seen = []
-def run():
-    try:
-        ir.restore_component_instance(program, document)
-    except ir.NxIrError as error:
-        seen.append(error.code)
-thread = threading.Thread(target=run)
-thread.start()
-thread.join()
-print(repr(seen))
+#: A program with a component, for a stored instance to be restored into.
+STORED_PROGRAM = """\
+module m.nx fingerprint 1
+entrypoints functions [] components [C]
+
+component C
+  state
+    n: int = 0
+  body =
+    n
 """
 
 
@@ -138,6 +140,15 @@ print(repr(seen))
 def test_a_deeply_nested_stored_instance_is_refused_on_a_thread_with_a_small_stack(stack_size: int) -> None:
     # A stored instance's JSON nests up to 10,000 deep before it is refused, which takes more
     # than 2.25 MiB of stack to read: on a thread with less room it is read on a thread of its own.
-    done = subprocess.run([sys.executable, "-c", DEEP_JSON, str(stack_size)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert ast.literal_eval(done.stdout.strip()) == ["nx-ir-component"]
+    seen = on_a_thread(
+        stack_size,
+        """
+        try:
+            ir.restore_component_instance(program, "[" * 9999 + "]" * 9999)
+        except ir.NxIrError as error:
+            seen.append(error.code)
+        """,
+        setup="program = ir.link_program(ir.prepare_module(ir.assemble(stdin)))",
+        stdin=STORED_PROGRAM,
+    )
+    assert seen == ["nx-ir-component"]

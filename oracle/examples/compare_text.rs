@@ -40,8 +40,7 @@ fn both<R: Engine>(image: &[u8], call: &HostCall, limits: CallLimits) {
 fn ours_message(image: &[u8], call: &HostCall, limits: CallLimits) {
     use nx_ir_core::eval::{evaluate_function, Limits};
     let HostCall::Entrypoint { name, args } = call else { return };
-    let Ok(module) = Ours::prepare(image) else { return };
-    let Ok(program) = Ours::link(&module, std::slice::from_ref(&module)) else { return };
+    let Ok(program) = Ours::program_of(image) else { return };
     let limits = Limits { max_operations: limits.max_operations, ..Limits::default() };
     if let Err(error) = evaluate_function(&program, name, args, &limits) {
         for d in error.diagnostics.iter() {
@@ -51,9 +50,7 @@ fn ours_message(image: &[u8], call: &HostCall, limits: CallLimits) {
 }
 
 fn one<E: Engine>(image: &[u8], call: &HostCall, limits: CallLimits) {
-    let outcome = E::prepare(image)
-        .and_then(|module| E::link(&module, std::slice::from_ref(&module)))
-        .map(|program| E::call(&program, call, limits));
+    let outcome = E::program_of(image).map(|program| E::call(&program, call, limits));
     match outcome {
         Ok(outcome) => println!("{}: {outcome}", E::NAME),
         Err(diags) => println!("{}: prepare/link refused {}", E::NAME, nx_agent_oracle::outcome::Diags(&diags)),

@@ -36,8 +36,7 @@ fn allowance(stops: impl Fn(usize) -> String) -> usize {
 }
 
 fn measure<E: Engine>(image: &[u8], call: &HostCall) {
-    let module = E::prepare(image).unwrap_or_else(|d| panic!("{} refuses the image: {d:?}", E::NAME));
-    let program = E::link(&module, std::slice::from_ref(&module)).unwrap_or_else(|d| panic!("{} does not link: {d:?}", E::NAME));
+    let program = E::program_of(image).unwrap_or_else(|d| panic!("{} refuses or does not link the image: {d:?}", E::NAME));
     let stops = |bytes: Option<usize>| {
         let limits = CallLimits { max_call_depth: Some(u32::MAX), max_stack_bytes: bytes, ..CallLimits::default() };
         limit(&E::call(&program, call, limits))

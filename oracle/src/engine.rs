@@ -94,6 +94,13 @@ pub trait Engine {
         Self::link_with(entry, modules, false)
     }
 
+    /// A program of one image that links to nothing but itself and the prelude: prepared, then
+    /// linked as its own entry.
+    fn program_of(bytes: &[u8]) -> Result<Self::Program, Vec<Diag>> {
+        let module = Self::prepare(bytes)?;
+        Self::link(&module, std::slice::from_ref(&module))
+    }
+
     /// [`link`](Engine::link), linking a module whose version differs from the one recorded when
     /// `allow_version_mismatch` says so.
     fn link_with(entry: &Self::Module, modules: &[Self::Module], allow_version_mismatch: bool)

@@ -21,10 +21,8 @@ const CALL_DEPTH: u32 = 100_000;
 fn outcomes<R: Engine>(schema: u32) -> Vec<(String, Outcome, usize)> {
     let options = AssembleOptions { source: None, version: String::new(), schema };
     let image = assemble_image_with_links(TEXT, &options, &[TEXT]).expect("the nesting programs assemble");
-    let ours = Ours::prepare(&image).expect("nx-ir-core prepares the image");
-    let theirs = R::prepare(&image).expect("the reference prepares the image");
-    let ours = Ours::link(&ours, std::slice::from_ref(&ours)).expect("nx-ir-core links");
-    let theirs = R::link(&theirs, std::slice::from_ref(&theirs)).expect("the reference links");
+    let ours = Ours::program_of(&image).expect("nx-ir-core prepares and links the image");
+    let theirs = R::program_of(&image).expect("the reference prepares and links the image");
     let mut checked = Vec::new();
     for function in ["record", "loop", "unionCase", "component", "recursion"] {
         let call = HostCall::Entrypoint { name: function.to_string(), args: vec![] };

@@ -92,34 +92,26 @@ const STACK_RESERVE: usize = 64 << 10;
 /// less when the calling thread's stack has less room below `base`, so that a host thread with a
 /// small stack meets `maxStackBytes` instead of overflowing its stack.
 pub(crate) fn stack_allowance(requested: usize, base: usize) -> usize {
-    match thread_stack_low() {
-        Some(low) => requested.min(base.saturating_sub(low).saturating_sub(STACK_RESERVE)),
-        None => requested,
-    }
+    room_below(base).map_or(requested, |room| requested.min(room.saturating_sub(STACK_RESERVE)))
 }
 
 /// How many bytes of the calling thread's stack lie below the caller, where the platform says
 /// (on Linux): for work that recurses as deep as its input nests, to run where there is room.
 pub fn thread_stack_room() -> Option<usize> {
-    thread_stack_low().map(|low| stack_position().saturating_sub(low))
+    room_below(stack_position())
+}
+
+/// How many bytes of the calling thread's stack lie below `position`, where the platform says.
+fn room_below(position: usize) -> Option<usize> {
+    thread_stack_low().map(|low| position.saturating_sub(low))
 }
 
 /// The lowest address of the calling thread's stack above its guard pages, asked of the C
 /// library once per thread; `None` where the platform does not say.
 #[cfg(target_os = "linux")]
 fn thread_stack_low() -> Option<usize> {
-    use std::cell::Cell;
-    // 0: not asked yet on this thread; 1: the C library did not say.
-    thread_local! { static LOW: Cell<usize> = const { Cell::new(0) }; }
-    let known = LOW.try_with(Cell::get).unwrap_or(1);
-    let low = if known != 0 {
-        known
-    } else {
-        let low = ask_stack_low().unwrap_or(1);
-        let _ = LOW.try_with(|cell| cell.set(low));
-        low
-    };
-    (low > 1).then_some(low)
+    thread_local! { static LOW: std::cell::OnceCell<Option<usize>> = const { std::cell::OnceCell::new() }; }
+    LOW.try_with(|low| *low.get_or_init(ask_stack_low)).ok().flatten()
 }
 
 #[cfg(target_os = "linux")]

@@ -322,7 +322,7 @@ impl<'p> Machine<'p> {
     #[inline]
     pub fn charge(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
         if self.remaining - self.mark < amount {
-            return self.charge_slow(cx, node, amount);
+            return self.charge_slow(cx, node, amount, Charge::Amount);
         }
         self.remaining -= amount;
         Ok(())
@@ -330,9 +330,9 @@ impl<'p> Machine<'p> {
 
     #[cold]
     #[inline(never)]
-    fn charge_slow(&mut self, cx: Cx, node: Option<u32>, amount: u64) -> IrResult<()> {
+    fn charge_slow(&mut self, cx: Cx, node: Option<u32>, amount: u64, how: Charge) -> IrResult<()> {
         if self.profiler.is_some() {
-            return self.profiled_charge(cx, node, amount, Charge::Amount);
+            return self.profiled_charge(cx, node, amount, how);
         }
         if !(self.past_mark(cx, node)? && self.remaining >= amount) {
             return Err(self.budget_exhausted(cx, node));
@@ -447,19 +447,10 @@ impl<'p> Machine<'p> {
     #[inline]
     pub(super) fn charge_in_place(&mut self, cx: Cx, index: u32) -> IrResult<()> {
         if self.remaining <= self.mark {
-            return self.in_place_slow(cx, index);
+            return self.charge_slow(cx, Some(index), 1, Charge::InPlace);
         }
         self.remaining -= 1;
         Ok(())
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn in_place_slow(&mut self, cx: Cx, index: u32) -> IrResult<()> {
-        if self.profiler.is_some() {
-            return self.profiled_charge(cx, Some(index), 1, Charge::InPlace);
-        }
-        self.charge(cx, Some(index), 1)
     }
 
     #[cold]
