@@ -152,3 +152,109 @@ def test_a_deeply_nested_stored_instance_is_refused_on_a_thread_with_a_small_sta
         stdin=STORED_PROGRAM,
     )
     assert seen == ["nx-ir-component"]
+
+
+#: What each way a host hands a value over does with `value` (255 levels deep, the most a host
+#: value may nest): True when the value came back whole, else the code and limit name it was
+#: refused with. `program` is `box.nxir.txt`'s, `orders` the program with `held`.
+HAND_OVER = """
+def outcome(call):
+    try:
+        return call()
+    except ir.NxIrError as error:
+        limit = error.diagnostics[0].limit
+        return (error.code, limit and limit["name"])
+held = {"$type": "Function", "module": "held.nx", "name": "held"}
+for kind, value in values.items():
+    seen.append((kind, "evaluate", outcome(lambda: ir.evaluate_function(orders, "held", (value,)).value == value)))
+    seen.append((kind, "call", outcome(lambda: ir.call_function(orders, held, {"value": value}).value == value)))
+    seen.append((kind, "measure", outcome(lambda: ir.measure_input_size(value, 10**6) > 255)))
+    seen.append((kind, "state", outcome(lambda: ir.initialize_component(program, "Box", state={"s": value}).state == {"s": value})))
+    inner = value[0] if isinstance(value, list) else value["a"]  # in a record, 255 levels again
+    wrap = {"$type": "Wrap", "next": inner}
+    seen.append((kind, "apply", outcome(lambda: ir.apply_update(wrap, {"$type": "Wrap.Update", "next": inner}) == wrap)))
+"""
+
+#: The set-up of the child processes below: `program` (the `Box` component, whose state grows a
+#: level with each tap), `orders` (a function giving back its argument) and `values`.
+DEEP_SETUP = """
+program = ir.link_program(ir.prepare_module(ir.assemble(stdin, schema=5)))
+orders = ir.link_program(ir.prepare_module(ir.assemble(
+    "module held.nx fingerprint 1\\nentrypoints functions [held] components []\\n\\n"
+    "function held(value: object) =\\n  value\\n")))
+values = {"list": 1, "record": 1, "mixed": 1}
+for level in range(255):
+    values["list"] = [values["list"]]
+    values["record"] = {"a": values["record"]}
+    values["mixed"] = [values["mixed"]] if level % 2 else {"$type": "Inner", "a": values["mixed"]}
+def tap(token):
+    return {"$type": "ActionHandlerInvocation", "token": token, "action": {"$type": "Button.Tapped"}}
+"""
+
+BOX = (Path(__file__).parent / "fixtures" / "nesting" / "box.nxir.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("stack_size", [512 << 10, 128 << 10, 64 << 10])
+def test_deep_host_values_are_taken_or_refused_on_a_thread_with_a_small_stack(stack_size: int) -> None:
+    # Reading a host value, freezing it into an instance and writing it back each recurse a
+    # level for each of its 255: where the thread has no stack left for a level, the call is
+    # refused with `maxStackBytes` instead of overflowing it.
+    seen = on_a_thread(stack_size, HAND_OVER, setup=DEEP_SETUP, stdin=BOX)
+    assert len(seen) == 15
+    outcomes = {outcome for _, _, outcome in seen}
+    assert outcomes <= {True, ("nx-ir-resource-limit", "maxStackBytes")}, seen
+    if stack_size == 512 << 10:
+        assert outcomes == {True}, seen
+    if stack_size == 64 << 10:
+        # Too little room for any evaluation to read the value (measuring a list takes none).
+        assert {outcome for _, way, outcome in seen if way != "measure"} == {("nx-ir-resource-limit", "maxStackBytes")}
+
+
+@pytest.mark.parametrize("stack_size", [128 << 10, 64 << 10])
+def test_a_deep_instance_is_written_restored_and_dropped_on_a_thread_with_a_small_stack(stack_size: int) -> None:
+    # An instance whose state nests 255 levels, made on the main thread; and stored instances
+    # whose state is 1,023 records around an integer (1,024 levels, the most restoring takes)
+    # and 1,024 records. Writing and restoring run on a thread with room; dispatching refuses;
+    # dropping takes the values apart without recursing.
+    seen = on_a_thread(
+        stack_size,
+        """
+        seen.append((instance.to_json() == text, instance.to_bytes() == data))
+        seen.append(ir.restore_component_instance(program, text).to_bytes() == data_restored)
+        seen.append(pickle.loads(pickle.dumps(instance)).to_bytes() == data_restored)
+        try:
+            ir.dispatch_component_actions(program, instance, [tap(instance.tokens[0])])
+        except ir.NxIrError as error:
+            seen.append((error.code, error.diagnostics[0].limit["name"]))
+        for depth in (1023, 1024):
+            try:
+                restored = ir.restore_component_instance(program, stored(depth))
+                seen.append((depth, restored.generation))
+                del restored
+            except ir.NxIrError as error:
+                seen.append((depth, error.code))
+        """,
+        setup=DEEP_SETUP
+        + """
+import json, pickle
+instance = ir.initialize_component(program, "Box").instance
+for _ in range(255):
+    instance = ir.dispatch_component_actions(program, instance, [tap(instance.tokens[0])]).instance
+text, data = instance.to_json(), instance.to_bytes()
+data_restored = ir.restore_component_instance(program, text).to_bytes()
+def stored(depth):
+    shape = json.loads(text)
+    values = [["int", "0"]] + [["record", "Wrap", [["next", i]]] for i in range(depth)]
+    values.append(["handler", "deep.nx", "Box", 5, [depth]])
+    return json.dumps(dict(shape, values=values, state=[["s", depth]], handlers=[depth + 1]))
+""",
+        stdin=BOX,
+    )
+    assert seen == [
+        (True, True),
+        True,
+        True,
+        ("nx-ir-resource-limit", "maxStackBytes"),
+        (1023, 256),
+        (1024, "nx-ir-component"),
+    ]

@@ -55,7 +55,7 @@ impl ComponentInstance {
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let program = self.program.get();
         let compiled = program.compiled(py)?;
-        let bytes = self.inner.to_bytes(compiled).or_raise(py)?;
+        let bytes = py.detach(|| with_room(|| self.inner.to_bytes(compiled))).or_raise(py)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -63,7 +63,7 @@ impl ComponentInstance {
     fn to_json(&self, py: Python<'_>) -> PyResult<String> {
         let program = self.program.get();
         let compiled = program.compiled(py)?;
-        self.inner.to_json(compiled).or_raise(py)
+        py.detach(|| with_room(|| self.inner.to_json(compiled))).or_raise(py)
     }
 
     /// Pickled as its program and stored bytes; unpickling is `restore_component_instance`, with
@@ -439,7 +439,12 @@ fn helper_value(value: &Bound<'_, PyAny>, what: &str) -> PyResult<HostValue> {
     read_value(value, || what.to_string()).or_raise(value.py())
 }
 
+/// A helper's result as Python values; refused (not overflowed) where the calling thread's
+/// stack is too short for another level.
 fn to_python(py: Python<'_>, value: &HostValue) -> PyResult<Py<PyAny>> {
+    if matches!(value, HostValue::List(_) | HostValue::Record(_)) && nx_ir_core::eval::thread_stack_is_short() {
+        return Err(to_py_err(py, &nx_ir_core::eval::short_stack_error()));
+    }
     Ok(match value {
         HostValue::Null => py.None(),
         HostValue::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),

@@ -1,5 +1,5 @@
 //! Work that recurses as deep as its input nests (assembling a text, preparing and explaining an
-//! image, restoring a stored instance) run where there is stack for it: on the calling thread
+//! image, writing and restoring a stored instance) run where there is stack for it: on the calling thread
 //! when it has room, else on a thread of its own. A host thread with a small stack
 //! (`threading.stack_size(256 * 1024)`) would otherwise overflow it on a deeply nested input.
 

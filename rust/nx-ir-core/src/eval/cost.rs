@@ -101,6 +101,23 @@ pub fn thread_stack_room() -> Option<usize> {
     room_below(stack_position())
 }
 
+/// Whether the calling thread has less than the reserve an evaluation keeps free (64 KiB) of
+/// stack left below the caller, where the platform says: a host's walk of a value outside an
+/// evaluation (its conversion before a call) stops there rather than overflow a small stack.
+pub fn thread_stack_is_short() -> bool {
+    thread_stack_room().is_some_and(|room| room < STACK_RESERVE)
+}
+
+/// The refusal of a walk that stopped where [`thread_stack_is_short`].
+#[cold]
+pub fn short_stack_error() -> IrError {
+    limit_error(
+        "maxStackBytes",
+        STACK_RESERVE as u64,
+        format!("The calling thread has under {STACK_RESERVE} bytes of stack left: the value nests too deep to walk on it."),
+    )
+}
+
 /// How many bytes of the calling thread's stack lie below `position`, where the platform says.
 fn room_below(position: usize) -> Option<usize> {
     thread_stack_low().map(|low| position.saturating_sub(low))

@@ -305,8 +305,11 @@ impl Machine<'_> {
         self.write_items(cx, std::slice::from_ref(item), sink)
     }
 
-    /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
-    pub fn read_host<S: HostValueSource>(&mut self, value: &S, depth: u32) -> IrResult<Value> {
+    /// Whether a host value may be read at nesting `depth`: under [`MAX_VALUE_NESTING`] levels,
+    /// and, checked every 8 levels (the stack's reserve holds as many), with stack the call may
+    /// use left (a host thread with a small stack has less than the 256 levels take).
+    #[inline]
+    fn may_read_at(&self, depth: u32) -> IrResult<()> {
         if depth >= MAX_VALUE_NESTING {
             return Err(limit_error(
                 "maxValueNesting",
@@ -314,6 +317,15 @@ impl Machine<'_> {
                 format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
             ));
         }
+        if depth & 7 == 0 && !self.stack_ok() {
+            return Err(self.value_stack_error());
+        }
+        Ok(())
+    }
+
+    /// Reads a host value (no charge). `null` becomes the empty value; nesting is bounded.
+    pub fn read_host<S: HostValueSource>(&mut self, value: &S, depth: u32) -> IrResult<Value> {
+        self.may_read_at(depth)?;
         self.tally(1);
         let read = value.read()?;
         self.read_host_from(read, depth)
@@ -374,13 +386,7 @@ impl Machine<'_> {
     /// [`Machine::read_host_as`] at `depth`; `normal` is cleared unless normalizing the value
     /// read against `ty` gives it back unchanged (and a record keeps it: it is not empty).
     fn read_typed<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> IrResult<Value> {
-        if depth >= MAX_VALUE_NESTING {
-            return Err(limit_error(
-                "maxValueNesting",
-                MAX_VALUE_NESTING as u64,
-                format!("A host value nests more than {MAX_VALUE_NESTING} levels deep."),
-            ));
-        }
+        self.may_read_at(depth)?;
         let prog = self.prog;
         let types = &prog.modules[module as usize].types;
         let Some(ctype) = types.get(ty as usize) else {

@@ -5,7 +5,9 @@
 //! batch from another thread. An instance holds [`Held`] values instead: the same shapes behind
 //! atomically counted pointers. A call thaws what it needs into evaluator values and freezes what
 //! it hands on; both walks keep sharing (every handler of one render captures the same frame) by
-//! remembering each allocation more than one place holds.
+//! remembering each allocation more than one place holds. Both refuse, rather than overflow, a
+//! host thread whose stack is too short for the next levels (checked every 8 levels, which the
+//! reserve [`thread_stack_is_short`] keeps holds).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -14,6 +16,7 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
+use super::super::cost::{short_stack_error, thread_stack_is_short};
 use super::super::machine::Machine;
 use super::super::value::{CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
 
@@ -76,6 +79,43 @@ impl Hasher for AddressHasher {
     }
 }
 
+/// Drops `pending` and what it holds a level at a time, from a list rather than in a recursion
+/// as deep as the values nest: a restored instance may hold values 1,024 levels deep, more than
+/// a host thread with a small stack can drop recursively. A container whose last holder this is
+/// gives up its containers to the list before it drops, so it drops holding none.
+pub(crate) fn drop_flat(mut pending: Vec<Held>) {
+    while let Some(mut held) = pending.pop() {
+        match &mut held {
+            Held::Seq(items) => {
+                if let Some(items) = Arc::get_mut(items) {
+                    items.iter_mut().for_each(|item| take_container(item, &mut pending));
+                }
+            }
+            Held::Record(record) => {
+                if let Some(record) = Arc::get_mut(record) {
+                    record.fields.iter_mut().for_each(|(_, field)| take_container(field, &mut pending));
+                }
+            }
+            Held::Handler(handler) => take_capture(handler, &mut pending),
+            _ => {}
+        }
+    }
+}
+
+/// Moves `held` to `pending` when it is a container, leaving a scalar in its place.
+fn take_container(held: &mut Held, pending: &mut Vec<Held>) {
+    if matches!(held, Held::Seq(_) | Held::Record(_) | Held::Handler(_)) {
+        pending.push(std::mem::replace(held, Held::Bool(false)));
+    }
+}
+
+/// Moves what a handler whose last holder this is captured to `pending`.
+fn take_capture(handler: &mut Arc<HeldHandler>, pending: &mut Vec<Held>) {
+    if let Some(handler) = Arc::get_mut(handler) {
+        pending.extend(handler.capture.iter_mut().filter_map(Option::take));
+    }
+}
+
 /// A map keyed by allocation addresses.
 pub(crate) type AddressMap<V> = HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
 
@@ -118,6 +158,9 @@ impl Freezer {
         };
         if let Some(held) = shared.and_then(|at| self.seen.get(&at)) {
             return Ok(held.clone());
+        }
+        if depth & 7 == 0 && thread_stack_is_short() {
+            return Err(short_stack_error());
         }
         let deeper = depth + 1;
         let held = match value {
@@ -191,6 +234,9 @@ impl Thawer {
         if let Some(value) = shared.and_then(|at| self.seen.get(&at)) {
             return Ok(value.clone());
         }
+        if depth & 7 == 0 && matches!(held, Held::Seq(_) | Held::Record(_) | Held::Handler(_)) && thread_stack_is_short() {
+            return Err(short_stack_error());
+        }
         let deeper = depth + 1;
         let value = match held {
             Held::Bool(b) => return Ok(Value::Bool(*b)),
@@ -231,5 +277,63 @@ impl Thawer {
             self.seen.insert(at, value.clone());
         }
         Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value nested `depth` levels, each level a record around a list around the next.
+    fn nested(depth: usize) -> Held {
+        let mut held = Held::Int(0);
+        for _ in 0..depth {
+            let list = Held::Seq(Arc::from(vec![held, Held::Int(1)]));
+            held = Held::Record(Arc::new(HeldRecord {
+                type_name: Some(Name::of_static("Wrap")),
+                fields: vec![(Name::of_static("next"), list)].into_boxed_slice(),
+                normal_of: None,
+            }));
+        }
+        held
+    }
+
+    /// How many records deep `held` nests, walked in a loop.
+    fn depth(mut held: &Held) -> usize {
+        let mut depth = 0;
+        while let Held::Record(record) = held {
+            let Held::Seq(items) = &record.fields[0].1 else { break };
+            held = &items[0];
+            depth += 1;
+        }
+        depth
+    }
+
+    /// Runs `work` on a thread of 64 KiB of stack.
+    fn on_a_small_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new().stack_size(64 << 10).spawn(work).expect("a thread").join().expect("no overflow")
+    }
+
+    #[test]
+    fn a_deep_value_drops_flat_on_a_thread_with_a_small_stack() {
+        // 200,000 levels (100,000 records, each around a list) dropped recursively would take
+        // megabytes of stack; the thread has 64 KiB.
+        on_a_small_thread(|| drop_flat(vec![nested(100_000)]));
+    }
+
+    #[test]
+    fn a_level_another_holder_keeps_outlives_the_value_it_was_taken_from() {
+        let (count, kept_depth) = on_a_small_thread(|| {
+            let held = nested(100_000);
+            let Held::Record(record) = &held else { unreachable!() };
+            let Held::Seq(items) = &record.fields[0].1 else { unreachable!() };
+            let kept = items[0].clone();
+            drop_flat(vec![held]);
+            let Held::Record(kept_record) = &kept else { unreachable!() };
+            let found = (Arc::strong_count(kept_record), depth(&kept));
+            drop_flat(vec![kept]);
+            found
+        });
+        assert_eq!((count, kept_depth), (1, 99_999));
     }
 }
