@@ -213,7 +213,7 @@ def test_deep_host_values_are_taken_or_refused_on_a_thread_with_a_small_stack(st
     if stack_size == 512 << 10:
         assert outcomes == {True}, seen
     if stack_size == 64 << 10:
-        # Too little room for any evaluation to read the value (measuring a list takes none).
+        # Too little room for any way to take the value (measuring with a limit walks it in a loop).
         assert {outcome for _, way, outcome in seen if way != "measure"} == {("nx-ir-resource-limit", "maxStackBytes")}
 
 
