@@ -163,7 +163,7 @@ def test_a_deeply_nested_stored_instance_is_refused_on_a_thread_with_a_small_sta
 
 #: What each way a host hands a value over does with `value` (255 levels deep, the most a host
 #: value may nest): True when the value came back whole, else the code and limit name it was
-#: refused with. `program` is `box.nxir.txt`'s, `orders` the program with `held`.
+#: refused with. `program` is `box.nxir.txt`'s, `echo` the program with `held`.
 HAND_OVER = """
 def outcome(call):
     try:
@@ -173,8 +173,8 @@ def outcome(call):
         return (error.code, limit and limit["name"])
 held = {"$type": "Function", "module": "held.nx", "name": "held"}
 for kind, value in values.items():
-    seen.append((kind, "evaluate", outcome(lambda: ir.evaluate_function(orders, "held", (value,)).value == value)))
-    seen.append((kind, "call", outcome(lambda: ir.call_function(orders, held, {"value": value}).value == value)))
+    seen.append((kind, "evaluate", outcome(lambda: ir.evaluate_function(echo, "held", (value,)).value == value)))
+    seen.append((kind, "call", outcome(lambda: ir.call_function(echo, held, {"value": value}).value == value)))
     seen.append((kind, "measure", outcome(lambda: ir.measure_input_size(value, 10**6) > 255)))
     seen.append((kind, "state", outcome(lambda: ir.initialize_component(program, "Box", state={"s": value}).state == {"s": value})))
     inner = value[0] if isinstance(value, list) else value["a"]  # in a record, 255 levels again
@@ -183,10 +183,10 @@ for kind, value in values.items():
 """
 
 #: The set-up of the child processes below: `program` (the `Box` component, whose state grows a
-#: level with each tap), `orders` (a function giving back its argument) and `values`.
+#: level with each tap), `echo` (whose function `held` gives back its argument) and `values`.
 DEEP_SETUP = """
 program = ir.link_program(ir.prepare_module(ir.assemble(stdin, schema=5)))
-orders = ir.link_program(ir.prepare_module(ir.assemble(
+echo = ir.link_program(ir.prepare_module(ir.assemble(
     "module held.nx fingerprint 1\\nentrypoints functions [held] components []\\n\\n"
     "function held(value: object) =\\n  value\\n")))
 values = {"list": 1, "record": 1, "mixed": 1}

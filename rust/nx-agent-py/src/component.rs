@@ -442,8 +442,8 @@ fn helper_value(value: &Bound<'_, PyAny>, what: &str) -> PyResult<HostValue> {
 /// A helper's result as Python values; refused (not overflowed) where the calling thread's
 /// stack is too short for another level.
 fn to_python(py: Python<'_>, value: &HostValue) -> PyResult<Py<PyAny>> {
-    if matches!(value, HostValue::List(_) | HostValue::Record(_)) && nx_ir_core::eval::thread_stack_is_short() {
-        return Err(to_py_err(py, &nx_ir_core::eval::short_stack_error()));
+    if matches!(value, HostValue::List(_) | HostValue::Record(_)) {
+        nx_ir_core::eval::walk_stack_at(0).or_raise(py)?;
     }
     Ok(match value {
         HostValue::Null => py.None(),

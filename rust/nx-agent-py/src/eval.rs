@@ -266,8 +266,8 @@ enum Segment {
 enum Refusal {
     Type { what: String, path: Vec<Segment> },
     Nesting,
-    /// The calling thread's stack is too short for another level ([`eval::thread_stack_is_short`]).
-    Stack,
+    /// The calling thread's stack is too short for another level ([`eval::walk_stack_at`]'s refusal).
+    Stack(IrError),
     /// The input measured so far is over `max_input_size` (its value).
     OverLimit(u64),
 }
@@ -307,7 +307,7 @@ impl Refusal {
                 error
             }
             Refusal::OverLimit(limit) => eval::input_limit_error(limit),
-            Refusal::Stack => eval::short_stack_error(),
+            Refusal::Stack(error) => error,
         }
     }
 }
@@ -378,10 +378,7 @@ impl Reader {
         if self.depth >= MAX_VALUE_NESTING as usize {
             return Err(Refusal::Nesting);
         }
-        // Every 8 levels: the reserve the check keeps holds as many.
-        if self.depth & 7 == 0 && eval::thread_stack_is_short() {
-            return Err(Refusal::Stack);
-        }
+        eval::walk_stack_at(self.depth as u32).map_err(Refusal::Stack)?;
         match self.shallow.get_mut(self.depth) {
             Some(place) => *place = id,
             None => self.deep.push(id),

@@ -101,16 +101,21 @@ pub fn thread_stack_room() -> Option<usize> {
     room_below(stack_position())
 }
 
-/// Whether the calling thread has less than the reserve an evaluation keeps free (64 KiB) of
-/// stack left below the caller, where the platform says: a host's walk of a value outside an
-/// evaluation (its conversion before a call) stops there rather than overflow a small stack.
-pub fn thread_stack_is_short() -> bool {
-    thread_stack_room().is_some_and(|room| room < STACK_RESERVE)
+/// Whether a walk of a value outside an evaluation (a host value converted before a call, an
+/// instance's values frozen or thawed) may take the level at nesting `depth`: refused where the
+/// calling thread has less than the reserve an evaluation keeps free (64 KiB) left below the
+/// caller, so that a small stack is not overflowed. Checked every 8 levels, which the reserve
+/// holds; never refused where the platform does not say.
+pub fn walk_stack_at(depth: u32) -> IrResult<()> {
+    if depth & 7 == 0 && thread_stack_room().is_some_and(|room| room < STACK_RESERVE) {
+        return Err(short_stack_error());
+    }
+    Ok(())
 }
 
-/// The refusal of a walk that stopped where [`thread_stack_is_short`].
+/// The refusal of a walk that stopped at [`walk_stack_at`].
 #[cold]
-pub fn short_stack_error() -> IrError {
+fn short_stack_error() -> IrError {
     limit_error(
         "maxStackBytes",
         STACK_RESERVE as u64,

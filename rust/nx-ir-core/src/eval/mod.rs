@@ -50,7 +50,7 @@ pub mod work;
 mod wide;
 
 pub use compiled::CompiledProgram;
-pub use cost::{short_stack_error, thread_stack_is_short, thread_stack_room, Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
+pub use cost::{thread_stack_room, walk_stack_at, Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
 pub use host::{input_limit_error, measure_input_size, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource, Member};
 pub use seq::copy_short;
 pub use source::{ModelProgram, ProgramSource};

@@ -6,8 +6,7 @@
 //! atomically counted pointers. A call thaws what it needs into evaluator values and freezes what
 //! it hands on; both walks keep sharing (every handler of one render captures the same frame) by
 //! remembering each allocation more than one place holds. Both refuse, rather than overflow, a
-//! host thread whose stack is too short for the next levels (checked every 8 levels, which the
-//! reserve [`thread_stack_is_short`] keeps holds).
+//! host thread whose stack is too short for the next levels ([`walk_stack_at`]).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -16,7 +15,7 @@ use std::sync::Arc;
 
 use crate::error::{codes, IrError, IrResult};
 
-use super::super::cost::{short_stack_error, thread_stack_is_short};
+use super::super::cost::walk_stack_at;
 use super::super::machine::Machine;
 use super::super::value::{CaseValue, FunctionRef, Handler, Name, Record, Text, Value};
 
@@ -36,6 +35,13 @@ pub(crate) enum Held {
     Case(Name),
     Function(FunctionRef),
     Handler(Arc<HeldHandler>),
+}
+
+impl Held {
+    /// Whether it holds other values (a list, a record or a handler's capture).
+    pub(crate) fn is_container(&self) -> bool {
+        matches!(self, Held::Seq(_) | Held::Record(_) | Held::Handler(_))
+    }
 }
 
 #[derive(Debug)]
@@ -104,7 +110,7 @@ pub(crate) fn drop_flat(mut pending: Vec<Held>) {
 
 /// Moves `held` to `pending` when it is a container, leaving a scalar in its place.
 fn take_container(held: &mut Held, pending: &mut Vec<Held>) {
-    if matches!(held, Held::Seq(_) | Held::Record(_) | Held::Handler(_)) {
+    if held.is_container() {
         pending.push(std::mem::replace(held, Held::Bool(false)));
     }
 }
@@ -159,9 +165,7 @@ impl Freezer {
         if let Some(held) = shared.and_then(|at| self.seen.get(&at)) {
             return Ok(held.clone());
         }
-        if depth & 7 == 0 && thread_stack_is_short() {
-            return Err(short_stack_error());
-        }
+        walk_stack_at(depth)?;
         let deeper = depth + 1;
         let held = match value {
             Value::Seq(items) => {
@@ -234,8 +238,8 @@ impl Thawer {
         if let Some(value) = shared.and_then(|at| self.seen.get(&at)) {
             return Ok(value.clone());
         }
-        if depth & 7 == 0 && matches!(held, Held::Seq(_) | Held::Record(_) | Held::Handler(_)) && thread_stack_is_short() {
-            return Err(short_stack_error());
+        if held.is_container() {
+            walk_stack_at(depth)?;
         }
         let deeper = depth + 1;
         let value = match held {

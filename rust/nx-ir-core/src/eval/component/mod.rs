@@ -59,18 +59,20 @@ impl Drop for InstanceData {
     /// Drops the held values flat ([`held::drop_flat`]): a restored instance's may nest deeper
     /// than the dropping thread's stack allows a recursive drop.
     fn drop(&mut self) {
+        // Containers alone go on the list: an instance of scalars and no handlers allocates none.
         let mut pending = Vec::new();
         let state = std::mem::take(&mut self.state);
-        pending.extend(state.into_vec().into_iter().map(|(_, held)| held));
+        pending.extend(state.into_vec().into_iter().map(|(_, held)| held).filter(Held::is_container));
         if let Some(props) = Arc::get_mut(&mut self.props) {
-            pending.extend(props.iter_mut().map(|(_, held)| std::mem::replace(held, Held::Bool(false))));
+            pending.extend(props.iter_mut().filter(|(_, held)| held.is_container()).map(|(_, held)| std::mem::replace(held, Held::Bool(false))));
         }
         // Handlers on the list alone, so that whichever holder of one goes last takes it apart.
         let handlers = std::mem::take(&mut self.handlers);
         pending.extend(handlers.into_vec().into_iter().map(Held::Handler));
-        let handler_props = std::mem::replace(&mut self.handler_props, Arc::new([]));
-        pending.extend(handler_props.iter().map(|(_, handler)| Held::Handler(Arc::clone(handler))));
-        drop(handler_props);
+        if !self.handler_props.is_empty() {
+            let handler_props = std::mem::replace(&mut self.handler_props, Arc::new([]));
+            pending.extend(handler_props.iter().map(|(_, handler)| Held::Handler(Arc::clone(handler))));
+        }
         held::drop_flat(pending);
     }
 }
