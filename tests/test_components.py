@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from component_programs import BOX
 from corpus import CorpusProgram, over_corpus, programs, require_corpus, with_state_records
 from nx_agent import ir
 
@@ -270,6 +271,30 @@ def test_an_instance_pickles_with_its_program(handlers: ir.Program) -> None:
     expected = ir.dispatch_component_actions(handlers, init.instance, [tap("h1-3")])
     done = ir.dispatch_component_actions(handlers, copied, [tap("h1-3")])
     assert (done.output, done.state, done.usage) == (expected.output, expected.state, expected.usage)
+
+
+
+def test_a_restored_instance_keeps_what_its_state_and_handlers_share() -> None:
+    # Box's state and its handler's capture are one record, which the stored form writes once;
+    # restored, they are one value again, so the instance writes the very bytes and JSON it was
+    # read from, however often it goes round.
+    program = ir.link_program(ir.prepare_module(ir.assemble(BOX, schema=5)))
+    instance = ir.initialize_component(program, "Box").instance
+    for _ in range(5):
+        instance = ir.dispatch_component_actions(program, instance, [tap(instance.tokens[0])]).instance
+    data, text = instance.to_bytes(), instance.to_json()
+    values = json.loads(text)["values"]
+    assert [value[0] for value in values] == ["int"] + ["record"] * 5 + ["handler"]
+    assert json.loads(text)["state"] == [["s", 5]] and values[-1][-1] == [5]
+    for stored in (data, text):
+        restored = ir.restore_component_instance(program, stored)
+        assert (restored.to_bytes(), restored.to_json()) == (data, text)
+        again = ir.restore_component_instance(program, restored.to_bytes())
+        assert again.to_bytes() == data
+        expected = ir.dispatch_component_actions(program, instance, [tap(instance.tokens[0])])
+        done = ir.dispatch_component_actions(program, restored, [tap(restored.tokens[0])])
+        assert (done.output, done.state, done.usage) == (expected.output, expected.state, expected.usage)
+        assert done.instance.to_bytes() == expected.instance.to_bytes()
 
 
 def test_an_instance_of_another_program_is_refused(handlers: ir.Program) -> None:

@@ -152,12 +152,16 @@ pub fn stored_instance_case(programs: &[InstanceProgram], data: &[u8]) {
 }
 
 /// The programs the fuzz target and its regression test use: the bundled conversation flow
-/// (schema 6), and, where the conformance corpus is (`NX_IR_CONFORMANCE`, or beside the
-/// repository), its `handlers` program as schema 5 and its `held-records` program.
+/// (schema 6), `Box` (`tests/components/box.nxir.txt`, whose handler captures its state) and,
+/// where the conformance corpus is (`NX_IR_CONFORMANCE`, or beside the repository), its
+/// `handlers` program as schema 5 and its `held-records` program.
 pub fn fuzz_programs() -> Vec<InstanceProgram> {
     let flow = include_str!("../../../../python/nx_agent/examples/flow.nx.nxir.txt");
     let mut programs = Vec::new();
     programs.extend(instance_program(&[flow], 6, &["Flow"], &["Option.Picked", "TextAnswer.Submitted", "Restart.Pressed"]));
+    // A component whose handler captures its state, a record that grows a level a tap.
+    let boxed = include_str!("../../tests/components/box.nxir.txt");
+    programs.extend(instance_program(&[boxed], 5, &["Box"], &["Button.Tapped"]));
     let corpus = std::env::var_os("NX_IR_CONFORMANCE")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/nx-ir-conformance"));

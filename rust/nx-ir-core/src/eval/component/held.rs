@@ -151,17 +151,16 @@ impl Freezer {
         if depth > MAX_HELD_DEPTH {
             return Err(too_deep());
         }
-        let shared = match value {
+        match value {
             Value::Bool(b) => return Ok(Held::Bool(*b)),
             Value::Int(i) => return Ok(Held::Int(*i)),
             Value::Float(f) => return Ok(Held::Float(*f)),
             Value::Str(text) => return Ok(Held::Str(text.clone())),
             Value::Case(case) => return Ok(Held::Case(Name::clone(&case.case))),
             Value::Function(function) => return Ok(Held::Function(*function)),
-            Value::Seq(items) => (Rc::strong_count(items) > 1).then_some(Rc::as_ptr(items) as *const u8 as usize),
-            Value::Record(record) => (Rc::strong_count(record) > 1).then_some(Rc::as_ptr(record) as *const u8 as usize),
-            Value::Handler(handler) => (Rc::strong_count(handler) > 1).then_some(Rc::as_ptr(handler) as *const u8 as usize),
-        };
+            Value::Seq(_) | Value::Record(_) | Value::Handler(_) => {}
+        }
+        let shared = value_address(value);
         if let Some(held) = shared.and_then(|at| self.seen.get(&at)) {
             return Ok(held.clone());
         }
@@ -209,6 +208,57 @@ pub(crate) struct Thawer {
     seen: AddressMap<Value>,
 }
 
+/// The allocation of a container value more than one place holds.
+fn value_address(value: &Value) -> Option<usize> {
+    match value {
+        Value::Seq(items) => (Rc::strong_count(items) > 1).then_some(Rc::as_ptr(items) as *const u8 as usize),
+        Value::Record(record) => (Rc::strong_count(record) > 1).then_some(Rc::as_ptr(record) as *const u8 as usize),
+        Value::Handler(handler) => (Rc::strong_count(handler) > 1).then_some(Rc::as_ptr(handler) as *const u8 as usize),
+        _ => None,
+    }
+}
+
+/// Whether `value` (what checking a restored field made of it) is still `held` (what was read
+/// and thawed by `thawer`): a value the thaw made, or the same variant, `$type`, field names in
+/// the same order and items, floats bit for bit. A handler is the same only as the very one
+/// thawed. Walked in a loop, not a recursion.
+pub(crate) fn unchanged(thawer: &Thawer, value: &Value, held: &Held) -> bool {
+    let mut pending = vec![(value, held)];
+    while let Some((value, held)) = pending.pop() {
+        if let Some(thawed) = thawer.thawed(held) {
+            if value_address(thawed).is_some() && value_address(thawed) == value_address(value) {
+                continue;
+            }
+        }
+        let same = match (value, held) {
+            (Value::Bool(a), Held::Bool(b)) => a == b,
+            (Value::Int(a), Held::Int(b)) => a == b,
+            (Value::Float(a), Held::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Str(a), Held::Str(b)) => **a == **b,
+            (Value::Case(a), Held::Case(b)) => a.case == *b,
+            (Value::Function(a), Held::Function(b)) => a == b,
+            (Value::Seq(items), Held::Seq(read)) if items.len() == read.len() => {
+                pending.extend(items.iter().zip(read.iter()));
+                true
+            }
+            (Value::Record(record), Held::Record(read))
+                if record.type_name == read.type_name
+                    && record.fields.len() == read.fields.len()
+                    && record.fields.iter().zip(read.fields.iter()).all(|((a, _), (b, _))| a == b) =>
+            {
+                pending.extend(record.fields.iter().zip(read.fields.iter()).map(|((_, a), (_, b))| (a, b)));
+                true
+            }
+            _ => false,
+        };
+        if !same {
+            return false;
+        }
+    }
+    true
+}
+
+/// The allocation of a container held value more than one place holds.
 fn held_address(held: &Held) -> Option<usize> {
     match held {
         Held::Seq(items) => (Arc::strong_count(items) > 1).then_some(Arc::as_ptr(items) as *const u8 as usize),
@@ -219,6 +269,11 @@ fn held_address(held: &Held) -> Option<usize> {
 }
 
 impl Thawer {
+    /// What `held` thawed to, where more than one place held it.
+    pub fn thawed(&self, held: &Held) -> Option<&Value> {
+        held_address(held).and_then(|at| self.seen.get(&at))
+    }
+
     pub fn fields(&mut self, machine: &Machine<'_>, fields: &[(Name, Held)]) -> IrResult<Vec<(Name, Value)>> {
         fields.iter().map(|(name, held)| Ok((machine.prog_name(name), self.value(machine, held, 0)?))).collect()
     }

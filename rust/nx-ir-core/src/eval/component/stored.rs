@@ -30,7 +30,7 @@ use super::super::json::{from_json, to_json};
 use super::super::machine::{Frame, Machine};
 use super::super::normalize::Path;
 use super::super::value::{Name, Text, Value};
-use super::held::{Freezer, Held, HeldHandler, HeldRecord, Thawer};
+use super::held::{unchanged, Freezer, Held, HeldHandler, HeldRecord, Thawer};
 use super::lifecycle::{entry_cx, parts, Joined};
 use super::{ComponentInstance, InstanceData};
 
@@ -221,8 +221,8 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let fields = |reader: &Reader<'_>, fields: &[(String, u32)]| -> IrResult<Vec<(Name, Held)>> {
         fields.iter().map(|(name, at)| Ok((Name::counted(name.as_str()), reader.get(*at)?.0.clone()))).collect()
     };
-    let props = fields(&reader, &stored.props)?;
-    let state = fields(&reader, &stored.state)?;
+    let read_props = fields(&reader, &stored.props)?;
+    let read_state = fields(&reader, &stored.state)?;
     let mut bound = Vec::with_capacity(stored.handler_props.len());
     for (name, at) in &stored.handler_props {
         bound.push((Name::counted(name.as_str()), reader.handler(*at)?));
@@ -234,8 +234,8 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let cx = entry_cx(index);
     let name = &decl.name;
     let mut thawer = Thawer::default();
-    let props = thawer.fields(&machine, &props)?;
-    let state = thawer.fields(&machine, &state)?;
+    let props = thawer.fields(&machine, &read_props)?;
+    let state = thawer.fields(&machine, &read_state)?;
     let mut frame = Frame::new();
     let props_label = format!("{name} props");
     let props = machine.normalize_fields(cx, shape.props, &props, &mut frame, &Path::Root(&props_label), true).or_else(refuse)?;
@@ -253,13 +253,29 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let data = InstanceData {
         program: Arc::clone(&program.images),
         component: Name::clone(name),
-        props: freezer.fields(&props)?.into(),
+        props: keep_read(&mut freezer, &thawer, &props, &read_props)?.into(),
         handler_props: bound.into(),
-        state: freezer.fields(&state)?,
+        state: keep_read(&mut freezer, &thawer, &state, &read_state)?,
         handlers,
         generation: stored.generation,
     };
     Ok(ComponentInstance { data: Arc::new(data) })
+}
+
+/// The checked fields `checked` as the instance holds them: a field checking left as it was
+/// read is the very value read, still one with the handlers' captures that hold it (the stored
+/// form wrote it once); the others are frozen anew.
+fn keep_read(freezer: &mut Freezer, thawer: &Thawer, checked: &[(Name, Value)], read: &[(Name, Held)]) -> IrResult<Box<[(Name, Held)]>> {
+    checked
+        .iter()
+        .map(|(name, value)| {
+            let held = match read.iter().find(|(read_name, _)| read_name == name) {
+                Some((_, held)) if unchanged(thawer, value, held) => held.clone(),
+                _ => freezer.value(value, 0)?,
+            };
+            Ok((Name::clone(name), held))
+        })
+        .collect()
 }
 
 struct Reader<'p> {
