@@ -273,7 +273,6 @@ def test_an_instance_pickles_with_its_program(handlers: ir.Program) -> None:
     assert (done.output, done.state, done.usage) == (expected.output, expected.state, expected.usage)
 
 
-
 def test_a_restored_instance_keeps_what_its_state_and_handlers_share() -> None:
     # Box's state and its handler's capture are one record, which the stored form writes once;
     # restored, they are one value again, so the instance writes the very bytes and JSON it was

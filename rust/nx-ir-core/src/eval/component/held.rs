@@ -225,10 +225,8 @@ fn value_address(value: &Value) -> Option<usize> {
 pub(crate) fn unchanged(thawer: &Thawer, value: &Value, held: &Held) -> bool {
     let mut pending = vec![(value, held)];
     while let Some((value, held)) = pending.pop() {
-        if let Some(thawed) = thawer.thawed(held) {
-            if value_address(thawed).is_some() && value_address(thawed) == value_address(value) {
-                continue;
-            }
+        if thawer.thawed(held).and_then(value_address).is_some_and(|at| value_address(value) == Some(at)) {
+            continue;
         }
         let same = match (value, held) {
             (Value::Bool(a), Held::Bool(b)) => a == b,
