@@ -208,12 +208,19 @@ pub(crate) struct Thawer {
     seen: AddressMap<Value>,
 }
 
+/// The address of an allocation that `holders` places hold, where more than one does: the key
+/// of the freezer's and the thawer's maps.
+#[inline]
+fn shared_at<T: ?Sized>(holders: usize, allocation: *const T) -> Option<usize> {
+    (holders > 1).then_some(allocation as *const u8 as usize)
+}
+
 /// The allocation of a container value more than one place holds.
 fn value_address(value: &Value) -> Option<usize> {
     match value {
-        Value::Seq(items) => (Rc::strong_count(items) > 1).then_some(Rc::as_ptr(items) as *const u8 as usize),
-        Value::Record(record) => (Rc::strong_count(record) > 1).then_some(Rc::as_ptr(record) as *const u8 as usize),
-        Value::Handler(handler) => (Rc::strong_count(handler) > 1).then_some(Rc::as_ptr(handler) as *const u8 as usize),
+        Value::Seq(items) => shared_at(Rc::strong_count(items), Rc::as_ptr(items)),
+        Value::Record(record) => shared_at(Rc::strong_count(record), Rc::as_ptr(record)),
+        Value::Handler(handler) => shared_at(Rc::strong_count(handler), Rc::as_ptr(handler)),
         _ => None,
     }
 }
@@ -259,9 +266,9 @@ pub(crate) fn unchanged(thawer: &Thawer, value: &Value, held: &Held) -> bool {
 /// The allocation of a container held value more than one place holds.
 fn held_address(held: &Held) -> Option<usize> {
     match held {
-        Held::Seq(items) => (Arc::strong_count(items) > 1).then_some(Arc::as_ptr(items) as *const u8 as usize),
-        Held::Record(record) => (Arc::strong_count(record) > 1).then_some(Arc::as_ptr(record) as *const u8 as usize),
-        Held::Handler(handler) => (Arc::strong_count(handler) > 1).then_some(Arc::as_ptr(handler) as *const u8 as usize),
+        Held::Seq(items) => shared_at(Arc::strong_count(items), Arc::as_ptr(items)),
+        Held::Record(record) => shared_at(Arc::strong_count(record), Arc::as_ptr(record)),
+        Held::Handler(handler) => shared_at(Arc::strong_count(handler), Arc::as_ptr(handler)),
         _ => None,
     }
 }
