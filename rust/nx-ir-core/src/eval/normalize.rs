@@ -92,16 +92,26 @@ impl<'p> Machine<'p> {
     pub fn normalize(&mut self, cx: Cx, ty: u32, value: Value, path: &Path<'_>) -> IrResult<Value> {
         // The common exact matches of a primitive site: checked and kept as they are (nothing
         // nests, so there is no stack to check).
-        if let Some(CType::Prim(prim)) = self.ty(cx.module, ty) {
-            if exact_primitive(prim, &value) {
-                self.tally(1);
-                if !self.charge_one() {
-                    self.charge(cx, None, 1)?;
-                }
-                return Ok(value);
-            }
+        if self.checked_exact(cx, ty, &value)? {
+            return Ok(value);
         }
         self.normalize_checked(cx, ty, value, path)
+    }
+
+    /// Whether `value` is an exact match of the primitive type `ty` (of `cx.module`), which
+    /// checking keeps as it is: then checked as [`Machine::normalize`] checks it (its tally and
+    /// its one charge), without a copy of the value to check and drop.
+    #[inline(always)]
+    fn checked_exact(&mut self, cx: Cx, ty: u32, value: &Value) -> IrResult<bool> {
+        let Some(CType::Prim(prim)) = self.ty(cx.module, ty) else { return Ok(false) };
+        if !exact_primitive(prim, value) {
+            return Ok(false);
+        }
+        self.tally(1);
+        if !self.charge_one() {
+            self.charge(cx, None, 1)?;
+        }
+        Ok(true)
     }
 
     /// [`Machine::normalize`] past its exact primitive matches.
@@ -155,25 +165,44 @@ impl<'p> Machine<'p> {
             if let Value::Seq(list) = &mut value {
                 if let Some(owned) = Rc::get_mut(list) {
                     for (i, element) in owned.iter_mut().enumerate() {
+                        if self.checked_exact(cx, *item, element)? {
+                            continue;
+                        }
                         let taken = std::mem::replace(element, Value::Bool(false));
                         *element = self.normalize(cx, *item, taken, &Path::Index(path, i))?;
                     }
                     return Ok(value);
                 }
             }
-            let single;
-            let items: &[Value] = match &value {
-                Value::Seq(items) => items,
-                other => {
-                    single = [other.clone()];
-                    &single
-                }
+            // A list held elsewhere too: each item checked as it is, and the list copied only
+            // from the first item checking changes; a list whose every item comes back as the
+            // very value it was is kept, not rebuilt.
+            let Value::Seq(list) = &value else {
+                let only = self.normalize(cx, *item, value, &Path::Index(path, 0))?;
+                return Ok(Value::seq(vec![only]));
             };
-            let mut out = Vec::with_capacity(items.len());
+            let items: &[Value] = list;
+            let mut changed: Option<Vec<Value>> = None;
             for (i, element) in items.iter().enumerate() {
-                out.push(self.normalize(cx, *item, element.clone(), &Path::Index(path, i))?);
+                if changed.is_none() && self.checked_exact(cx, *item, element)? {
+                    continue;
+                }
+                let normal = self.normalize(cx, *item, element.clone(), &Path::Index(path, i))?;
+                match &mut changed {
+                    Some(out) => out.push(normal),
+                    None if normal.is(element) => {}
+                    None => {
+                        let mut out = Vec::with_capacity(items.len());
+                        out.extend_from_slice(&items[..i]);
+                        out.push(normal);
+                        changed = Some(out);
+                    }
+                }
             }
-            return Ok(Value::seq(out));
+            return Ok(match changed {
+                Some(out) => Value::seq(out),
+                None => value,
+            });
         }
         let is_object = matches!(ctype, CType::Prim(Prim::Object));
         let mut value = value;
@@ -378,16 +407,8 @@ impl<'p> Machine<'p> {
         }
         for (field, (name, value)) in fields.iter().zip(&record.fields) {
             debug_assert!(Name::ptr_eq(name, &field.name));
-            // An exact primitive match is checked as `normalize` checks it (its tally and its
-            // one charge), without a copy of the value to check and drop.
-            if let Some(CType::Prim(prim)) = self.ty(cx.module, field.ty) {
-                if exact_primitive(prim, value) {
-                    self.tally(1);
-                    if !self.charge_one() {
-                        self.charge(cx, None, 1)?;
-                    }
-                    continue;
-                }
+            if self.checked_exact(cx, field.ty, value)? {
+                continue;
             }
             self.normalize(cx, field.ty, value.clone(), &Path::Field(path, &field.name))?.dispose();
         }

@@ -644,3 +644,42 @@ fn a_written_value_is_charged_in_one_piece_and_a_refused_charge_is_not_counted()
         assert_eq!(usage.operations, Some(used), "{arg:?} at {budget}");
     }
 }
+
+#[test]
+fn a_shared_list_that_checking_leaves_as_it_was_is_kept_not_copied() {
+    use crate::model::kinds::ty::{MAY_BE_EMPTY, MAY_HOLD_MANY};
+    use machine::{Cx, Machine};
+    use normalize::Path;
+    use value::{Text, Value};
+
+    let mut b = Builder::new("lists");
+    let string = b.prim("string");
+    let float = b.prim("float64");
+    let texts = b.ty(Type::Seq { item: string, occurrence: MAY_BE_EMPTY | MAY_HOLD_MANY });
+    let floats = b.ty(Type::Seq { item: float, occurrence: MAY_BE_EMPTY | MAY_HOLD_MANY });
+    let body = b.int(0);
+    b.function("f", vec![], body, None);
+    let program = b.program();
+    let limits = Limits::with_budget(1_000);
+    let mut machine = Machine::new(&program, &limits);
+    let cx = Cx { module: 0, decl: 0, depth: 0 };
+    let path = Path::Root("xs");
+
+    // Texts checked against `string[]`: each item comes back as itself, so the list does too.
+    let list = Value::seq(vec![Value::Str(Text::new("a")), Value::Str(Text::new("b"))]);
+    let used = machine.used().expect("counted");
+    let checked = machine.normalize(cx, texts, list.clone(), &path).expect("texts are strings");
+    assert!(checked.is(&list), "a list of texts checked as string[] is the list it was");
+    // One per item and none for the list (ir-format §4.7), as when the list was rebuilt.
+    assert_eq!(machine.used().expect("counted") - used, 2);
+
+    // A float, then an integer, checked against `float[]`: the integer becomes a float, so the
+    // list is a new one from there, with the unchanged float the very value it was.
+    let list = Value::seq(vec![Value::Float(0.5), Value::Int(2)]);
+    let checked = machine.normalize(cx, floats, list.clone(), &path).expect("numbers are floats");
+    assert!(!checked.is(&list));
+    let (Value::Seq(before), Value::Seq(after)) = (&list, &checked) else { panic!("lists") };
+    assert!(after[0].is(&before[0]));
+    assert!(matches!(after[1], Value::Float(f) if f == 2.0));
+    assert!(matches!(before[1], Value::Int(2)), "the list checked is left as it was");
+}

@@ -471,6 +471,24 @@ impl Value {
         }
     }
 
+    /// Whether `self` is the very value `other` is: the same allocation for what owns one, the
+    /// same variant and bits for the others (floats bit for bit). Equal values built apart are
+    /// not the same.
+    pub fn is(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Function(a), Value::Function(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a.0 == b.0,
+            (Value::Seq(a), Value::Seq(b)) => Rc::ptr_eq(a, b),
+            (Value::Record(a), Value::Record(b)) => Rc::ptr_eq(a, b),
+            (Value::Case(a), Value::Case(b)) => Rc::ptr_eq(a, b),
+            (Value::Handler(a), Value::Handler(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     /// The empty value (shared, no allocation).
     #[inline]
     pub fn empty() -> Value {
