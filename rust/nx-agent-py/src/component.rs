@@ -187,7 +187,7 @@ fn run<'py, R>(
     let long_run = LongRunHook::new(py, &gil);
     let hook = || long_run.run();
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size: None };
-    let mut sink = PySink { py, gil: &gil, texts, raised: None };
+    let mut sink = PySink::new(py, &gil, texts);
     let mut usage = Usage::default();
     let result = call(&mut sink, host, &mut usage);
     gil.reacquire();

@@ -633,7 +633,7 @@ fn in_sink<'py>(
     let long_run = LongRunHook::new(py, &gil);
     let hook = || long_run.run();
     let host = HostCall { long_run: Some(LongRun { after: LONG_RUN, hook: &hook }), args_size };
-    let mut sink = PySink { py, gil: &gil, texts, raised: None };
+    let mut sink = PySink::new(py, &gil, texts);
     let mut usage = Usage::default();
     let result = call(&mut sink, &mut usage, host);
     gil.reacquire();
