@@ -202,7 +202,7 @@ pub struct PySink<'a, 'py> {
     /// its view once complete (see [`PySink::set_aside`]) and tracked again when the sink is
     /// dropped.
     untracked: Vec<Bound<'py, PyAny>>,
-    /// How many lists and dicts were written before [`SET_ASIDE_AFTER`] was reached.
+    /// How many containers [`PySink::set_aside`] has left in view, up to [`SET_ASIDE_AFTER`].
     containers: usize,
 }
 
@@ -216,13 +216,13 @@ impl<'a, 'py> PySink<'a, 'py> {
         PySink { py, gil, texts, raised: None, untracked: Vec::new(), containers: 0 }
     }
 
-    /// Takes a complete list, or a dict holding a list or dict (the dicts CPython tracks: the
-    /// others hold only strings, numbers, booleans and `None`), of the result out of the cyclic collector's view until
-    /// the sink is dropped. Nothing can reach it but the result being written, and it holds
-    /// only objects just made, so it is in no cycle; while it is out of view, the collections
-    /// that the result's own allocations set off do not walk it again and again (a fifth of
-    /// a result of many records' time). Tracked again on drop, it is as CPython would have it:
-    /// a result dropped before the next collection is never walked at all.
+    /// Takes a complete list of the result, or a dict holding a list or dict (the dicts CPython
+    /// tracks: the others hold only strings, numbers, booleans and `None`), out of the cyclic
+    /// collector's view until the sink is dropped. Nothing can reach it but the result being
+    /// written, and it holds only objects just made, so it is in no cycle; while it is out of
+    /// view, the collections that the result's own allocations set off do not walk it again
+    /// and again (a fifth of a result of many records' time). Tracked again on drop, it is as
+    /// CPython would have it: a result dropped before the next collection is never walked.
     #[inline(always)]
     fn set_aside(&mut self, container: &Bound<'py, PyAny>) {
         if self.containers < SET_ASIDE_AFTER {
@@ -497,8 +497,9 @@ fn is_container(value: &Bound<'_, PyAny>) -> bool {
 }
 
 impl Drop for PySink<'_, '_> {
-    /// Tracks again every list and dict [`PySink::set_aside`] took out of the collector's view
-    /// (with the GIL, which the sink's user holds whenever it drops it).
+    /// Tracks again every list and dict [`PySink::set_aside`] took out of the collector's view.
+    /// The GIL is held: containers are set aside only while a result is written, which takes
+    /// the GIL back first and never releases it, and the sink's users drop it with the GIL.
     fn drop(&mut self) {
         if self.untracked.is_empty() {
             return;
