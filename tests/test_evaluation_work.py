@@ -93,6 +93,27 @@ def test_shared_python_structure_is_bounded_by_the_input_limit(program: ir.Progr
     assert ir.measure_input_size(shared, limit=1000) > 1000
 
 
+def test_a_value_that_contains_itself_is_refused_before_it_is_read_round_its_cycle(program: ir.Program) -> None:
+    # 20 levels of {"a": [next level, this level]} over a list of 1,000 ints: every level
+    # contains itself. Read where it lies (no input limit), it was read round its cycles until
+    # the nesting limit stopped it (107,470 units of work, the 1,000 ints read again and
+    # again), and at 40 levels over 100,000 ints it took 2 GB; it is refused where the first
+    # cycle closes, and the reader names it.
+    top: dict[str, Any] = {"a": None}
+    level = top
+    for _ in range(20):
+        below: dict[str, Any] = {"a": None}
+        level["a"] = [below, level]
+        level = below
+    level["a"] = list(range(1000))
+    objects = 2 * 20 + 1 + 1000
+    with pytest.raises(ir.NxIrError) as refused:
+        ir.evaluate_function(program, "echo", [top], max_operations=10**6)
+    assert refused.value.code == "nx-ir-boundary-type"
+    assert "contains itself" in str(refused.value)
+    assert _native._last_call_work() <= 4 * objects, _native._last_call_work()
+
+
 def test_doubling_a_list_written_to_python_stops_at_the_budget(program: ir.Program) -> None:
     error, _, _ = run(program, "growList", [60, [1]], 200_000)
     assert isinstance(error, ir.NxIrError)

@@ -1091,23 +1091,54 @@ struct PyIn<'a> {
     object: *mut ffi::PyObject,
     /// Containers around it (an argument is at 0), as the evaluator counts nesting.
     depth: u32,
-    refused: &'a Cell<bool>,
+    reading: &'a OnePass,
+}
+
+/// What the [`PyIn`] sources of one call share: whether one refused a value, and the containers
+/// around the one being read.
+struct OnePass {
+    refused: Cell<bool>,
+    /// The container read at each depth of the path to the one being read: the evaluator reads
+    /// in depth-first order, so the entries below a container's depth are the containers
+    /// around it.
+    around: [Cell<usize>; MAX_VALUE_NESTING as usize],
+}
+
+impl OnePass {
+    fn new() -> Self {
+        OnePass { refused: Cell::new(false), around: std::array::from_fn(|_| Cell::new(0)) }
+    }
+
+    /// Records `object` as the container at `depth` of the path, unless it is one of those
+    /// around it (a value that contains itself).
+    fn enter(&self, depth: u32, object: *mut ffi::PyObject) -> bool {
+        let (at, id) = (depth as usize, object as usize);
+        let Some(slot) = self.around.get(at) else { return false };
+        if self.around[..at].iter().any(|around| around.get() == id) {
+            return false;
+        }
+        slot.set(id);
+        true
+    }
 }
 
 impl<'a> PyIn<'a> {
     #[cold]
     fn refuse<T>(&self) -> Result<T, IrError> {
-        self.refused.set(true);
+        self.reading.refused.set(true);
         Err(IrError::new(codes::BOUNDARY_TYPE, "The value is read again by the reader, which reports it."))
     }
 
     fn child(&self, object: *mut ffi::PyObject) -> Self {
-        PyIn { object, depth: self.depth + 1, refused: self.refused }
+        PyIn { object, depth: self.depth + 1, reading: self.reading }
     }
 
-    /// A container's items may be read when they lie within the value nesting limit.
+    /// A container's items may be read when they lie within the value nesting limit and the
+    /// container is none of those around it. A value that contains itself is refused at once
+    /// (the reader then reports it), not read round its cycle until the nesting limit stops
+    /// it: up to 128 times the work of the objects it is made of.
     fn may_hold(&self, len: ffi::Py_ssize_t) -> bool {
-        len == 0 || self.depth + 1 < MAX_VALUE_NESTING
+        len == 0 || (self.depth + 1 < MAX_VALUE_NESTING && self.reading.enter(self.depth, self.object))
     }
 
     /// The members of a dict, handed to `visit` in its order as
@@ -1291,9 +1322,9 @@ fn entrypoint_in_one_pass(
     }
     let compiled = program.compiled(py).ok()?;
     let entrypoint = program.entrypoint(compiled, name, text)?;
-    let refused = Cell::new(false);
+    let reading = OnePass::new();
     // The arguments, held for the call; each read where it lies.
-    let (_held, sources) = positional_sources(args, &refused)?;
+    let (_held, sources) = positional_sources(args, &reading)?;
     let sources = sources.as_slice();
     // The input size, measured where it lies before anything is converted (as the reader
     // measures it: each argument, nothing for the list of them).
@@ -1301,7 +1332,7 @@ fn entrypoint_in_one_pass(
         None => None,
         Some(limit) => Some(measure_sources(0, sources.iter().flatten().map(|source| (0, source)), limit)?),
     };
-    run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+    run_in_one_pass(py, program, compiled, &reading, args_size, |sink, usage, host| {
         eval::evaluate_function_hooked(compiled, entrypoint, sources, limits, sink, usage, host)
     })
 }
@@ -1311,7 +1342,7 @@ fn entrypoint_in_one_pass(
 #[allow(clippy::type_complexity)]
 fn positional_sources<'py, 'r>(
     args: Option<&Bound<'py, PyAny>>,
-    refused: &'r Cell<bool>,
+    reading: &'r OnePass,
 ) -> Option<(Few<Bound<'py, PyAny>>, Few<Option<PyIn<'r>>>)> {
     let mut held: Few<Bound<'py, PyAny>> = Few::new();
     if let Some(args) = args {
@@ -1321,7 +1352,7 @@ fn positional_sources<'py, 'r>(
     }
     let mut sources: Few<Option<PyIn<'r>>> = Few::new();
     for item in held.as_slice() {
-        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, refused }));
+        sources.push(Some(PyIn { object: item.as_ptr(), depth: 0, reading }));
     }
     Some((held, sources))
 }
@@ -1345,6 +1376,18 @@ fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &
 fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
     let mut total = total.saturating_add(1);
     let mut pending: Vec<(*mut ffi::PyObject, u32)> = vec![(root, 0)];
+    // The container taken at each depth: the walk is depth first (a container's items are all
+    // taken before anything pushed before them), so the entries below a container's depth are
+    // those around it, and a value that contains itself is refused when the cycle closes.
+    let mut around = [0usize; MAX_VALUE_NESTING as usize];
+    let mut enter = |object: *mut ffi::PyObject, depth: u32| -> Option<()> {
+        let at = depth as usize;
+        if at >= around.len() || around[..at].contains(&(object as usize)) {
+            return None;
+        }
+        around[at] = object as usize;
+        Some(())
+    };
     // Counts a value reached (its one), refusing once over the allowance.
     fn reach(total: &mut u64, allowance: u64) -> Option<()> {
         *total = total.saturating_add(1);
@@ -1375,7 +1418,7 @@ fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u
             } else if ffi::PyList_Check(object) != 0 || ffi::PyTuple_Check(object) != 0 {
                 let list = ffi::PyList_Check(object) != 0;
                 let len = if list { seq::list_len(object) } else { seq::tuple_len(object) };
-                if len > 0 && depth + 1 >= MAX_VALUE_NESTING {
+                if len > 0 && (depth + 1 >= MAX_VALUE_NESTING || enter(object, depth).is_none()) {
                     return None;
                 }
                 for at in 0..len {
@@ -1384,7 +1427,7 @@ fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u
                     pending.push((item, depth + 1));
                 }
             } else if ffi::PyDict_Check(object) != 0 {
-                if ffi::PyDict_Size(object) > 0 && depth + 1 >= MAX_VALUE_NESTING {
+                if ffi::PyDict_Size(object) > 0 && (depth + 1 >= MAX_VALUE_NESTING || enter(object, depth).is_none()) {
                     return None;
                 }
                 let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
@@ -1424,15 +1467,15 @@ fn run_in_one_pass<'py>(
     py: Python<'py>,
     program: &Program,
     compiled: &Compiled,
-    refused: &Cell<bool>,
+    reading: &OnePass,
     args_size: Option<u64>,
     call: impl FnOnce(&mut PySink<'_, 'py>, &mut Usage, HostCall<'_>) -> Result<Bound<'py, PyAny>, IrError>,
 ) -> Option<PyResult<Evaluation>> {
-    if refused.get() {
+    if reading.refused.get() {
         return None;
     }
     let outcome = in_sink(py, program, compiled, args_size, call);
-    if refused.get() {
+    if reading.refused.get() {
         // Refused while reading: nothing ran, nothing was written.
         return None;
     }
@@ -1457,7 +1500,7 @@ fn call_in_one_pass(
         return None;
     }
     let args = args.filter(|a| !a.is_none())?;
-    let refused = Cell::new(false);
+    let reading = OnePass::new();
     // What the limit leaves beside the Function record; the arguments count 1 as a record or a
     // list, then each name's text and each value.
     let allowance = limits.max_input_size.map(|limit| limit.saturating_sub(handle.record_size()));
@@ -1477,24 +1520,24 @@ fn call_in_one_pass(
                 return None;
             }
             let name = unsafe { utf8(key) }?;
-            named.push((name, PyIn { object: value, depth: 0, refused: &refused }));
+            named.push((name, PyIn { object: value, depth: 0, reading: &reading }));
         }
         let named = named.as_slice();
         let args_size = match allowance {
             None => None,
             Some(allowance) => Some(measure_sources(1, named.iter().map(|(name, source)| (text_units(name) / 64, source)), allowance)?),
         };
-        return run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+        return run_in_one_pass(py, program, compiled, &reading, args_size, |sink, usage, host| {
             eval::call_function_hooked(compiled, callee, CallArguments::Named(named), limits, sink, usage, host)
         });
     }
-    let (_held, sources) = positional_sources(Some(args), &refused)?;
+    let (_held, sources) = positional_sources(Some(args), &reading)?;
     let sources = sources.as_slice();
     let args_size = match allowance {
         None => None,
         Some(allowance) => Some(measure_sources(1, sources.iter().flatten().map(|source| (0, source)), allowance)?),
     };
-    run_in_one_pass(py, program, compiled, &refused, args_size, |sink, usage, host| {
+    run_in_one_pass(py, program, compiled, &reading, args_size, |sink, usage, host| {
         eval::call_function_hooked(compiled, callee, CallArguments::Positional(sources), limits, sink, usage, host)
     })
 }
