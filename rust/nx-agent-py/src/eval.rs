@@ -9,7 +9,7 @@
 //! recurses deeper than the value nesting limit, so no host value can overflow the stack.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -1094,30 +1094,36 @@ struct PyIn<'a> {
     reading: &'a OnePass,
 }
 
-/// What the [`PyIn`] sources of one call share: whether one refused a value, and the containers
-/// around the one being read.
+/// What the [`PyIn`] sources of one call share: whether one refused a value, and the path to
+/// the container being read.
 struct OnePass {
     refused: Cell<bool>,
-    /// The container read at each depth of the path to the one being read: the evaluator reads
-    /// in depth-first order, so the entries below a container's depth are the containers
-    /// around it.
-    around: [Cell<usize>; MAX_VALUE_NESTING as usize],
+    around: RefCell<Around>,
 }
 
 impl OnePass {
     fn new() -> Self {
-        OnePass { refused: Cell::new(false), around: std::array::from_fn(|_| Cell::new(0)) }
+        OnePass { refused: Cell::new(false), around: RefCell::new(Around::default()) }
     }
+}
 
-    /// Records `object` as the container at `depth` of the path, unless it is one of those
-    /// around it (a value that contains itself).
-    fn enter(&self, depth: u32, object: *mut ffi::PyObject) -> bool {
-        let (at, id) = (depth as usize, object as usize);
-        let Some(slot) = self.around.get(at) else { return false };
-        if self.around[..at].iter().any(|around| around.get() == id) {
+/// The containers on the path to the one a depth-first walk takes (the evaluator's reading, or
+/// [`measure_one`]): a container's own ancestors are the entries below its depth, since all
+/// of a container's items are taken before anything taken after it. Empty until a container
+/// is taken, so a call of scalar arguments allocates nothing for it.
+#[derive(Default)]
+struct Around(Vec<usize>);
+
+impl Around {
+    /// Takes `object` as the container at `depth`, unless it is one of those around it (a
+    /// value that contains itself).
+    fn enter(&mut self, depth: u32, object: *mut ffi::PyObject) -> bool {
+        let id = object as usize;
+        self.0.truncate(depth as usize);
+        if self.0.contains(&id) {
             return false;
         }
-        slot.set(id);
+        self.0.push(id);
         true
     }
 }
@@ -1138,7 +1144,7 @@ impl<'a> PyIn<'a> {
     /// (the reader then reports it), not read round its cycle until the nesting limit stops
     /// it: up to 128 times the work of the objects it is made of.
     fn may_hold(&self, len: ffi::Py_ssize_t) -> bool {
-        len == 0 || (self.depth + 1 < MAX_VALUE_NESTING && self.reading.enter(self.depth, self.object))
+        len == 0 || (self.depth + 1 < MAX_VALUE_NESTING && self.reading.around.borrow_mut().enter(self.depth, self.object))
     }
 
     /// The members of a dict, handed to `visit` in its order as
@@ -1376,18 +1382,8 @@ fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &
 fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
     let mut total = total.saturating_add(1);
     let mut pending: Vec<(*mut ffi::PyObject, u32)> = vec![(root, 0)];
-    // The container taken at each depth: the walk is depth first (a container's items are all
-    // taken before anything pushed before them), so the entries below a container's depth are
-    // those around it, and a value that contains itself is refused when the cycle closes.
-    let mut around = [0usize; MAX_VALUE_NESTING as usize];
-    let mut enter = |object: *mut ffi::PyObject, depth: u32| -> Option<()> {
-        let at = depth as usize;
-        if at >= around.len() || around[..at].contains(&(object as usize)) {
-            return None;
-        }
-        around[at] = object as usize;
-        Some(())
-    };
+    // A value that contains itself is refused where the cycle closes.
+    let mut around = Around::default();
     // Counts a value reached (its one), refusing once over the allowance.
     fn reach(total: &mut u64, allowance: u64) -> Option<()> {
         *total = total.saturating_add(1);
@@ -1418,7 +1414,7 @@ fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u
             } else if ffi::PyList_Check(object) != 0 || ffi::PyTuple_Check(object) != 0 {
                 let list = ffi::PyList_Check(object) != 0;
                 let len = if list { seq::list_len(object) } else { seq::tuple_len(object) };
-                if len > 0 && (depth + 1 >= MAX_VALUE_NESTING || enter(object, depth).is_none()) {
+                if len > 0 && (depth + 1 >= MAX_VALUE_NESTING || !around.enter(depth, object)) {
                     return None;
                 }
                 for at in 0..len {
@@ -1427,7 +1423,7 @@ fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u
                     pending.push((item, depth + 1));
                 }
             } else if ffi::PyDict_Check(object) != 0 {
-                if ffi::PyDict_Size(object) > 0 && (depth + 1 >= MAX_VALUE_NESTING || enter(object, depth).is_none()) {
+                if ffi::PyDict_Size(object) > 0 && (depth + 1 >= MAX_VALUE_NESTING || !around.enter(depth, object)) {
                     return None;
                 }
                 let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
