@@ -93,25 +93,66 @@ def test_shared_python_structure_is_bounded_by_the_input_limit(program: ir.Progr
     assert ir.measure_input_size(shared, limit=1000) > 1000
 
 
-def test_a_value_that_contains_itself_is_refused_before_it_is_read_round_its_cycle(program: ir.Program) -> None:
-    # 20 levels of {"a": [next level, this level]} over a list of 1,000 ints: every level
-    # contains itself. Read where it lies (no input limit), it was read round its cycles until
-    # the nesting limit stopped it (107,470 units of work, the 1,000 ints read again and
-    # again), and at 40 levels over 100,000 ints it took 2 GB; it is refused where the first
-    # cycle closes, and the reader names it.
+def contains_itself(levels: int, ints: int) -> tuple[dict[str, Any], int]:
+    """`levels` levels of {"a": [next level, this level]} over a list of `ints` ints: every
+    level contains itself. Returns the value and the number of objects it is made of."""
     top: dict[str, Any] = {"a": None}
     level = top
-    for _ in range(20):
+    for _ in range(levels):
         below: dict[str, Any] = {"a": None}
         level["a"] = [below, level]
         level = below
-    level["a"] = list(range(1000))
-    objects = 2 * 20 + 1 + 1000
+    level["a"] = list(range(ints))
+    return top, 2 * levels + 1 + ints
+
+
+def test_a_value_that_contains_itself_is_refused_before_it_is_read_round_its_cycle(program: ir.Program) -> None:
+    # Read where it lies (no input limit), it was read round its cycles until the nesting
+    # limit stopped it (107,470 units of work, the 1,000 ints read again and again), and at 40
+    # levels over 100,000 ints it took 2 GB; it is refused where the first cycle closes, and
+    # the reader names it.
+    top, objects = contains_itself(20, 1000)
     with pytest.raises(ir.NxIrError) as refused:
         ir.evaluate_function(program, "echo", [top], max_operations=10**6)
     assert refused.value.code == "nx-ir-boundary-type"
     assert "contains itself" in str(refused.value)
     assert _native._last_call_work() <= 4 * objects, _native._last_call_work()
+
+
+@pytest.mark.parametrize("limit", [10**7, 2**62])
+def test_measuring_a_value_that_contains_itself_stops_where_its_cycle_closes(limit: int) -> None:
+    # A value that holds itself has no finite size, so it is over any limit (§6.2). Measured as
+    # a tree, it was walked round its cycles until the size passed the limit: 6,666,667 values
+    # read for a limit of 10^7 (10^7 by the call's check below), and a limit of 2^62 would take
+    # thousands of years.
+    top, objects = contains_itself(20, 1000)
+    assert ir.measure_input_size(top, limit) > limit
+    assert _native._last_measure_work() <= 2 * objects, _native._last_measure_work()
+    # Without a cycle, the same shape of value is measured whole.
+    tree, _ = contains_itself(0, 1000)
+    assert ir.measure_input_size(tree, limit) == ir.measure_input_size(tree) == 1 + 1 + 1000
+    with pytest.raises(ir.NxIrError) as refused:
+        ir.measure_input_size(top)
+    assert refused.value.code == "nx-ir-boundary-type"
+
+
+@pytest.mark.parametrize("limit", [10**7, 2**62])
+def test_a_value_that_contains_itself_is_over_any_input_limit(program: ir.Program, limit: int) -> None:
+    # With an input limit, the call is refused on the limit, as the runtime measures before it
+    # converts (§6.2), and the measure stops where the cycle closes instead of walking round it.
+    top, objects = contains_itself(20, 1000)
+    function = {"$type": "Function", "module": program.entry.identity, "name": "echo"}
+    calls = [
+        lambda: ir.evaluate_function(program, "echo", [top], max_input_size=limit),
+        lambda: ir.call_function(program, function, {"o": top}, max_input_size=limit),
+        lambda: ir.call_function(program, function, [top], max_input_size=limit),
+    ]
+    for call in calls:
+        with pytest.raises(ir.NxIrError) as refused:
+            call()
+        assert refused.value.code == "nx-ir-resource-limit"
+        assert refused.value.diagnostics[0].limit == {"name": "maxInputSize", "value": limit}
+        assert _native._last_measure_work() <= 2 * objects, _native._last_measure_work()
 
 
 def test_doubling_a_list_written_to_python_stops_at_the_budget(program: ir.Program) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nx_agent import ir
 
@@ -39,6 +41,27 @@ def test_measure_stops_at_the_limit_and_never_raises() -> None:
     huge = {"items": [1] * 2_000_000}
     for value in (cyclic, deep, huge):
         assert ir.measure_input_size(value, 1000) > 1000
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=140)
+_CANONICAL = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | _TEXT,
+    lambda inner: st.lists(inner, max_size=6)
+    | st.dictionaries(st.sampled_from(["a", "$type", "x" * 70, "é" * 64]) | _TEXT, inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@given(value=_CANONICAL, limit=st.integers(0, 80))
+def test_the_measure_where_a_value_lies_is_the_measure_of_the_value_converted(value: Any, limit: int) -> None:
+    # The same shared and repeated pieces, held twice: measured as the tree they read as.
+    value = [value, value]
+    size = ir.measure_input_size(value)
+    if size <= limit:
+        assert ir.measure_input_size(value, limit) == size
+    else:
+        assert ir.measure_input_size(value, limit) > limit
+    assert ir.measure_input_size(value, 10**9) == size
 
 
 def test_measure_counts_an_object_of_another_class_as_one() -> None:

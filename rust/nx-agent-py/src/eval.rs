@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use nx_ir_core::error::{codes, IrError, LimitInfo};
 use nx_ir_core::eval::{
-    self, CallArguments, Callee, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Member, Limits as CoreLimits, LongRun,
+    self, Around, CallArguments, Callee, EntrypointRef, HostCall, HostRead, HostRecord, HostValue, HostValueSource, Member, Limits as CoreLimits, LongRun,
     Usage,
     MAX_VALUE_NESTING,
 };
@@ -938,10 +938,12 @@ pub fn _last_call_work() -> u64 {
 
 /// The input size of a host value (ir-format §6.2). With `limit`, the Python value is measured
 /// where it lies and measuring stops once the size passes the limit (some number greater than it
-/// is returned), so a value that holds itself, nests without end or is huge costs no more than
-/// the limit; a value with no canonical form (an object of another class) counts one and is not
-/// entered, as the reference runtime counts a non-plain object. Without a limit the value is
-/// converted first, and one with no canonical form is refused.
+/// is returned), so a value that nests deep or is huge costs no more than the limit; a value
+/// that holds itself has no finite size, so it is over any limit, found where its cycle closes
+/// (and refused under the largest limit, 2^64 − 1). A value with no canonical form (an object of
+/// another class) counts one and is not entered, as the reference runtime counts a non-plain
+/// object. Without a limit the value is converted first, and one with no canonical form, or
+/// one that holds itself, is refused.
 #[pyfunction]
 #[pyo3(signature = (value, limit=None))]
 pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option<Bound<'_, PyAny>>) -> PyResult<u64> {
@@ -955,56 +957,28 @@ pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option
     }
 }
 
-/// ⌊UTF-16 length / 64⌋, what a string adds beyond its own one.
-fn text_cost(text: &Bound<'_, PyString>) -> PyResult<u64> {
-    let units = match text.to_str() {
-        Ok(s) if s.is_ascii() => s.len(),
-        Ok(s) => s.chars().map(char::len_utf16).sum(),
-        // Lone surrogates: one UTF-16 unit each, as every other BMP character.
-        Err(_) => text.len()?,
-    };
-    Ok(units as u64 / 64)
+/// Measures a Python value where it lies, stopping once the size passes `limit` (some number
+/// greater than it is then returned): see [`measure_where_it_lies`]. A value that contains
+/// itself has no finite size, so it is over any limit short of the largest, where it is refused.
+fn measure_in_place(value: &Bound<'_, PyAny>, limit: u64) -> PyResult<u64> {
+    match measure_where_it_lies::<true>(value.as_ptr(), 0, limit) {
+        Some(total) => Ok(total),
+        None if limit < u64::MAX => Ok(limit + 1),
+        None => Err(IrError::new(codes::BOUNDARY_TYPE, "The value contains itself; a canonical value has no cycles.")).or_raise(value.py()),
+    }
 }
 
-/// Measures a Python value without converting it, with an explicit stack (no recursion). Each
-/// value's own one is counted as it is reached, so measuring stops as soon as the running size
-/// passes `limit`, however long a list or however deep a nesting is still to come.
-fn measure_in_place(value: &Bound<'_, PyAny>, limit: u64) -> PyResult<u64> {
-    let mut total: u64 = 1;
-    let mut pending: Vec<Bound<'_, PyAny>> = vec![value.clone()];
-    while let Some(value) = pending.pop() {
-        if total > limit {
-            break;
-        }
-        if let Ok(text) = value.cast::<PyString>() {
-            total += text_cost(text)?;
-        } else if let Some(items) = sequence_items(&value) {
-            for item in items {
-                total += 1;
-                pending.push(item);
-                if total > limit {
-                    break;
-                }
-            }
-        } else if let Ok(dict) = value.cast::<PyDict>() {
-            for (key, item) in dict.iter() {
-                let key = key.cast::<PyString>().ok();
-                match (key, item.cast::<PyString>()) {
-                    (Some(key), Ok(name)) if key.to_str().is_ok_and(|k| k == "$type") => {
-                        total += text_cost(name)?;
-                    }
-                    (key, _) => {
-                        total += 1 + key.map(text_cost).transpose()?.unwrap_or(0);
-                        pending.push(item);
-                    }
-                }
-                if total > limit {
-                    break;
-                }
-            }
-        }
-    }
-    Ok(total)
+thread_local! {
+    /// The values the last in-place measure on this thread read (tests only).
+    static MEASURE_READ: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Tests only: the values read by the last in-place input measure on this thread (of
+/// `measure_input_size` with a limit, or of the check that a refused call's input is over
+/// `max_input_size`), so a test can bound the work measuring does.
+#[pyfunction]
+pub fn _last_measure_work() -> u64 {
+    MEASURE_READ.with(Cell::get)
 }
 
 /// A Python value measured in place (ir-format §6.2), so an input over its limit is refused
@@ -1014,7 +988,12 @@ struct PySource<'py>(Bound<'py, PyAny>);
 impl<'py> HostValueSource for PySource<'py> {
     type Child = PySource<'py>;
 
+    fn identity(&self) -> Option<usize> {
+        Some(self.0.as_ptr() as usize)
+    }
+
     fn read(&self) -> Result<HostRead<'_, PySource<'py>>, IrError> {
+        MEASURE_READ.with(|last| last.set(last.get() + 1));
         let value = &self.0;
         let refuse = || IrError::new(codes::BOUNDARY_TYPE, "The value has no canonical NX form.");
         if value.is_none() {
@@ -1059,6 +1038,7 @@ impl<'py> HostValueSource for PySource<'py> {
 /// record or list). A value with no canonical form stops the check; converting reports it.
 fn check_input<'py>(limits: &CoreLimits, extra: u64, values: impl Iterator<Item = Bound<'py, PyAny>>) -> Result<(), IrError> {
     let Some(limit) = limits.max_input_size else { return Ok(()) };
+    MEASURE_READ.with(|last| last.set(0));
     let mut total = extra;
     for value in values {
         if total > limit {
@@ -1107,27 +1087,6 @@ impl OnePass {
     }
 }
 
-/// The containers on the path to the one a depth-first walk takes (the evaluator's reading, or
-/// [`measure_one`]): a container's own ancestors are the entries below its depth, since all
-/// of a container's items are taken before anything taken after it. Empty until a container
-/// is taken, so a call of scalar arguments allocates nothing for it.
-#[derive(Default)]
-struct Around(Vec<usize>);
-
-impl Around {
-    /// Takes `object` as the container at `depth`, unless it is one of those around it (a
-    /// value that contains itself).
-    fn enter(&mut self, depth: u32, object: *mut ffi::PyObject) -> bool {
-        let id = object as usize;
-        self.0.truncate(depth as usize);
-        if self.0.contains(&id) {
-            return false;
-        }
-        self.0.push(id);
-        true
-    }
-}
-
 impl<'a> PyIn<'a> {
     #[cold]
     fn refuse<T>(&self) -> Result<T, IrError> {
@@ -1144,7 +1103,7 @@ impl<'a> PyIn<'a> {
     /// (the reader then reports it), not read round its cycle until the nesting limit stops
     /// it: up to 128 times the work of the objects it is made of.
     fn may_hold(&self, len: ffi::Py_ssize_t) -> bool {
-        len == 0 || (self.depth + 1 < MAX_VALUE_NESTING && self.reading.around.borrow_mut().enter(self.depth, self.object))
+        len == 0 || (self.depth + 1 < MAX_VALUE_NESTING && self.reading.around.borrow_mut().enter(self.depth, self.object as usize))
     }
 
     /// The members of a dict, handed to `visit` in its order as
@@ -1375,77 +1334,126 @@ fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &
 }
 
 /// Adds the input size of one Python value (ir-format §6.2, as the [`Reader`] measures it) to
-/// `total`, walking it where it lies with an explicit stack. Each value's own one is counted
-/// when it is reached, before anything beneath it is looked at or held, so the walk stops as
-/// soon as the size passes `allowance`: what it holds never grows past the allowance, however
-/// long a list is. `None` when the size passes the allowance or a value is one [`PyIn`] refuses.
+/// `total`, walking it where it lies. `None` when the size passes `allowance` or a value is one
+/// [`PyIn`] refuses (see [`measure_where_it_lies`]).
 fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
+    measure_where_it_lies::<false>(root, total, allowance)
+}
+
+/// Adds the input size of one Python value (ir-format §6.2) to `total`, walking it where it lies
+/// with an explicit stack. Each value's own one is counted when it is reached, before anything
+/// beneath it is looked at or held, so the walk stops as soon as the size passes `allowance`:
+/// what it holds never grows past the allowance, however long a list is. A value that contains
+/// itself is stopped where its cycle closes. `None` when the size passes the allowance, and:
+/// - `ANY` false, as the [`Reader`] reads: at a value [`PyIn`] refuses (a cycle, nesting past
+///   the limit, a key that is not a string, text that is not Unicode, an integer past 64
+///   bits, an object of another class);
+/// - `ANY` true, for any Python value, as the reference runtime measures one: at a cycle (its
+///   size has no end); an object of another class counts one and is not entered, a key that is
+///   not a string counts as an empty name, text that is not Unicode one unit a code point, and
+///   any depth is measured.
+fn measure_where_it_lies<const ANY: bool>(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
     let mut total = total.saturating_add(1);
     let mut pending: Vec<(*mut ffi::PyObject, u32)> = vec![(root, 0)];
-    // A value that contains itself is refused where the cycle closes.
     let mut around = Around::default();
+    // The values read, kept for the tests however the walk ends (of `ANY` walks only).
+    struct Reads<const ANY: bool>(u64);
+    impl<const ANY: bool> Drop for Reads<ANY> {
+        fn drop(&mut self) {
+            if ANY {
+                MEASURE_READ.with(|last| last.set(self.0));
+            }
+        }
+    }
+    let mut read = Reads::<ANY>(0);
     // Counts a value reached (its one), refusing once over the allowance.
     fn reach(total: &mut u64, allowance: u64) -> Option<()> {
         *total = total.saturating_add(1);
         (*total <= allowance).then_some(())
     }
+    // A container may be entered: within the nesting limit (when reading) and none of those
+    // around it.
+    let enter = |around: &mut Around, depth: u32, object: *mut ffi::PyObject| {
+        (ANY || depth + 1 < MAX_VALUE_NESTING) && around.enter(depth, object as usize)
+    };
+    // ⌊UTF-16 length / 64⌋ of a `str`.
+    // SAFETY (of the calls): as below, `text` is a live `str`.
+    let text = |text: *mut ffi::PyObject| unsafe {
+        match utf8(text) {
+            Some(text) => Some(text_units(text) / 64),
+            None if ANY => Some(ffi::PyUnicode_GetLength(text).max(0) as u64 / 64),
+            None => None,
+        }
+    };
     if total > allowance {
         return None;
     }
     while let Some((object, depth)) = pending.pop() {
+        if ANY {
+            read.0 += 1;
+        }
         // SAFETY: the GIL is held and the value lies unchanged while it is measured (see
-        // [`PyIn`]); only its type and storage are read, items and members as borrowed
-        // references their container keeps alive.
+        // [`PyIn`]; nothing here runs Python code); only its type and storage are read, items
+        // and members as borrowed references their container keeps alive.
         unsafe {
             if object == ffi::Py_None() || ffi::PyBool_Check(object) != 0 {
                 continue;
             }
             if ffi::PyLong_Check(object) != 0 {
-                let mut overflow = 0;
-                let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
-                if overflow != 0 || (value == -1 && !ffi::PyErr_Occurred().is_null()) {
-                    ffi::PyErr_Clear();
-                    return None;
+                if !ANY {
+                    let mut overflow = 0;
+                    let value = ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow);
+                    if overflow != 0 || (value == -1 && !ffi::PyErr_Occurred().is_null()) {
+                        ffi::PyErr_Clear();
+                        return None;
+                    }
                 }
                 continue;
             }
             if ffi::PyUnicode_Check(object) != 0 {
-                total = total.saturating_add(text_units(utf8(object)?) / 64);
+                total = total.saturating_add(text(object)?);
             } else if ffi::PyList_Check(object) != 0 || ffi::PyTuple_Check(object) != 0 {
                 let list = ffi::PyList_Check(object) != 0;
                 let len = if list { seq::list_len(object) } else { seq::tuple_len(object) };
-                if len > 0 && (depth + 1 >= MAX_VALUE_NESTING || !around.enter(depth, object)) {
+                if len > 0 && !enter(&mut around, depth, object) {
                     return None;
                 }
                 for at in 0..len {
                     reach(&mut total, allowance)?;
                     let item = if list { seq::list_item(object, at) } else { seq::tuple_item(object, at) };
-                    pending.push((item, depth + 1));
+                    pending.push((item, depth.saturating_add(1)));
                 }
             } else if ffi::PyDict_Check(object) != 0 {
-                if ffi::PyDict_Size(object) > 0 && (depth + 1 >= MAX_VALUE_NESTING || !around.enter(depth, object)) {
+                if ffi::PyDict_Size(object) > 0 && !enter(&mut around, depth, object) {
                     return None;
                 }
                 let (mut at, mut key, mut value): (ffi::Py_ssize_t, *mut ffi::PyObject, *mut ffi::PyObject) =
                     (0, std::ptr::null_mut(), std::ptr::null_mut());
                 while ffi::PyDict_Next(object, &mut at, &mut key, &mut value) != 0 {
-                    if ffi::PyUnicode_Check(key) == 0 {
-                        return None;
-                    }
-                    let name = utf8(key)?;
-                    if name == "$type" && ffi::PyUnicode_Check(value) != 0 {
-                        // A `$type` string is the record's type name: its text alone.
-                        total = total.saturating_add(text_units(utf8(value)?) / 64);
+                    let name = if ffi::PyUnicode_Check(key) != 0 {
+                        utf8(key)
+                    } else if ANY {
+                        Some("")
                     } else {
-                        total = total.saturating_add(text_units(name) / 64);
+                        return None;
+                    };
+                    if name == Some("$type") && ffi::PyUnicode_Check(value) != 0 {
+                        // A `$type` string is the record's type name: its text alone.
+                        total = total.saturating_add(text(value)?);
+                    } else {
+                        let name = match name {
+                            Some(name) => text_units(name) / 64,
+                            None => text(key)?,
+                        };
+                        total = total.saturating_add(name);
                         reach(&mut total, allowance)?;
-                        pending.push((value, depth + 1));
+                        pending.push((value, depth.saturating_add(1)));
                     }
                     if total > allowance {
                         return None;
                     }
                 }
-            } else if ffi::PyFloat_Check(object) == 0 {
+            } else if !ANY && ffi::PyFloat_Check(object) == 0 {
                 return None;
             }
         }

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::measure_input_size, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_evaluate_discarding, m)?)?;
     m.add_function(wrap_pyfunction!(eval::_last_call_work, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::_last_measure_work, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_check, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_arena, m)?)?;

@@ -3,6 +3,7 @@
 //! without an intermediate copy, and the input size of ir-format §6.2.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use crate::error::{codes, IrError, IrResult, LimitInfo};
 
@@ -68,6 +69,15 @@ pub enum HostRead<'a, T> {
 pub trait HostValueSource {
     type Child: HostValueSource;
     fn read(&self) -> IrResult<HostRead<'_, Self::Child>>;
+
+    /// Where the host's containers may be shared or hold themselves, an identity for this one
+    /// while it is read (its address, say), so that measuring it stops where a value contains
+    /// itself instead of walking round the cycle. Asked only of a value `read` gives as a list
+    /// or a record. `None`, the default, for a value that is a tree.
+    #[inline(always)]
+    fn identity(&self) -> Option<usize> {
+        None
+    }
 
     /// When the value is one `read` gives as a [`HostRead::Record`], hands its members to
     /// `visit` one at a time in the host's order (the `$type` as [`Member::TypeName`] where
@@ -249,15 +259,69 @@ fn text_size(text: &str, left: u64) -> u64 {
     }
 }
 
+/// The containers on the path a depth-first walk has taken to the one it is at, by identity: a
+/// container's ancestors are the entries below its depth, since all of a container's items are
+/// taken before anything taken after it. A container met again among its own ancestors is a
+/// value that contains itself. Nothing is allocated until a container is taken; the path is
+/// scanned up to depth [`Around::SCANNED`], and deeper entries are kept in a set as well, so a
+/// deep value costs a bounded amount per container.
+#[derive(Default)]
+pub struct Around {
+    path: Vec<usize>,
+    deep: Option<HashSet<usize>>,
+}
+
+impl Around {
+    const SCANNED: usize = 32;
+
+    /// Takes `id` as the container at `depth` (an argument's own value is at 0), unless it is one
+    /// of the containers around it: `false` for a value that contains itself.
+    pub fn enter(&mut self, depth: u32, id: usize) -> bool {
+        let depth = depth as usize;
+        if self.path.len() > depth {
+            if let Some(deep) = &mut self.deep {
+                for id in self.path.get(depth.max(Self::SCANNED)..).unwrap_or_default() {
+                    deep.remove(id);
+                }
+            }
+            self.path.truncate(depth);
+        }
+        let scanned = &self.path[..self.path.len().min(Self::SCANNED)];
+        if scanned.contains(&id) || self.deep.as_ref().is_some_and(|deep| deep.contains(&id)) {
+            return false;
+        }
+        if self.path.len() >= Self::SCANNED {
+            self.deep.get_or_insert_with(HashSet::new).insert(id);
+        }
+        self.path.push(id);
+        true
+    }
+}
+
 /// Accumulates input size with an early stop once `limit` is passed.
 pub(crate) struct SizeMeter {
     pub total: u64,
     pub limit: Option<u64>,
+    around: Around,
 }
 
 impl SizeMeter {
     pub fn new(limit: Option<u64>) -> Self {
-        SizeMeter { total: 0, limit }
+        SizeMeter { total: 0, limit, around: Around::default() }
+    }
+
+    /// A value that contains itself has no finite size: it is over any limit, which measuring
+    /// it with no cycle check would find by walking round the cycle until the size passed the
+    /// limit; with no limit it is refused.
+    #[cold]
+    fn contains_itself(&mut self) -> IrResult<()> {
+        match self.limit {
+            Some(limit) if limit < u64::MAX => {
+                self.total = self.total.max(limit + 1);
+                Ok(())
+            }
+            _ => Err(IrError::new(codes::BOUNDARY_TYPE, "The value contains itself; a canonical value has no cycles.")),
+        }
     }
 
     #[inline]
@@ -281,31 +345,37 @@ impl SizeMeter {
 
     /// Adds one value (iteratively: no recursion, so any depth is measured).
     pub fn value<S: HostValueSource<Child = S>>(&mut self, value: &S) -> IrResult<()> {
-        let mut stack: Vec<S> = Vec::new();
-        self.one(value, &mut stack)?;
-        while let Some(next) = stack.pop() {
+        let mut stack: Vec<(S, u32)> = Vec::new();
+        self.one(value, 0, &mut stack)?;
+        while let Some((next, depth)) = stack.pop() {
             if self.over() {
                 break;
             }
-            self.one(&next, &mut stack)?;
+            self.one(&next, depth, &mut stack)?;
         }
         Ok(())
     }
 
-    fn one<S: HostValueSource<Child = S>>(&mut self, value: &S, stack: &mut Vec<S>) -> IrResult<()> {
+    fn one<S: HostValueSource<Child = S>>(&mut self, value: &S, depth: u32, stack: &mut Vec<(S, u32)>) -> IrResult<()> {
         let read = value.read()?;
         if self.add(1) {
             return Ok(());
         }
+        if matches!(read, HostRead::List(_) | HostRead::Record { .. }) {
+            if let Some(id) = value.identity() {
+                if !self.around.enter(depth, id) {
+                    return self.contains_itself();
+                }
+            }
+        }
+        let depth = depth.saturating_add(1);
         match read {
             HostRead::Str(text) => {
                 let cost = text_size(&text, self.left());
                 self.add(cost);
             }
             HostRead::List(items) => {
-                for item in items.into_iter().rev() {
-                    stack.push(item);
-                }
+                stack.extend(items.into_iter().rev().map(|item| (item, depth)));
             }
             HostRead::Record { type_name, fields } => {
                 if let Some(name) = type_name {
@@ -321,7 +391,7 @@ impl SizeMeter {
                     if self.add(cost) {
                         return Ok(());
                     }
-                    pending.push(item);
+                    pending.push((item, depth));
                 }
                 stack.extend(pending.into_iter().rev());
             }
@@ -402,4 +472,84 @@ pub fn measure_input_size<S: HostValueSource<Child = S>>(value: &S, limit: Optio
     let mut meter = SizeMeter::new(limit);
     meter.value(value)?;
     Ok(meter.total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host value in a graph: node `at` of `nodes`, whose containers name their items by
+    /// index, so one can be shared or hold itself.
+    #[derive(Clone, Copy)]
+    struct Node<'g> {
+        nodes: &'g [Shape],
+        at: usize,
+    }
+
+    enum Shape {
+        Int,
+        List(Vec<usize>),
+        Record(Vec<(&'static str, usize)>),
+    }
+
+    impl<'g> HostValueSource for Node<'g> {
+        type Child = Node<'g>;
+
+        fn read(&self) -> IrResult<HostRead<'_, Node<'g>>> {
+            let node = |at| Node { nodes: self.nodes, at };
+            Ok(match &self.nodes[self.at] {
+                Shape::Int => HostRead::Int(1),
+                Shape::List(items) => HostRead::List(items.iter().map(|&at| node(at)).collect()),
+                Shape::Record(fields) => HostRead::Record {
+                    type_name: None,
+                    fields: fields.iter().map(|&(name, at)| (Cow::Borrowed(name), node(at))).collect(),
+                },
+            })
+        }
+
+        fn identity(&self) -> Option<usize> {
+            Some(self.at)
+        }
+    }
+
+    fn measure(nodes: &[Shape], limit: Option<u64>) -> IrResult<u64> {
+        measure_input_size(&Node { nodes, at: 0 }, limit)
+    }
+
+    #[test]
+    fn a_value_shared_but_not_holding_itself_is_measured_as_the_tree_it_reads_as() {
+        // [r, r] with r = {a: 1, b: [1]}: §6.2 counts each place, so r twice (4 each) and the
+        // list 1.
+        let nodes = [Shape::List(vec![1, 1]), Shape::Record(vec![("a", 2), ("b", 3)]), Shape::Int, Shape::List(vec![2])];
+        assert_eq!(measure(&nodes, None).unwrap(), 1 + 2 * (1 + 1 + 1 + 1));
+        assert_eq!(measure(&nodes, Some(1_000)).unwrap(), 9);
+        // [c, c] with c a chain of 100 lists over an int: deeper than the scanned path, so the
+        // second c is met after the first's entries have left the set as well.
+        let mut nodes = vec![Shape::List(vec![1, 1])];
+        nodes.extend((2..=100).map(|next| Shape::List(vec![next])));
+        nodes.push(Shape::Int);
+        assert_eq!(measure(&nodes, Some(1 << 40)).unwrap(), 1 + 2 * 100);
+    }
+
+    #[test]
+    fn a_value_that_holds_itself_is_over_any_limit_where_its_cycle_closes() {
+        // [1, {a: [1, <the record>]}, <the top list>] with the cycles deep in the first place
+        // taken, and 100,000 levels of nesting below SCANNED's reach as a second case.
+        let nodes = [Shape::List(vec![3, 1, 0]), Shape::Record(vec![("a", 2)]), Shape::List(vec![3, 1]), Shape::Int];
+        for limit in [10, 1 << 40, u64::MAX - 1] {
+            assert_eq!(measure(&nodes, Some(limit)).unwrap(), limit + 1);
+        }
+        for limit in [None, Some(u64::MAX)] {
+            let refused = measure(&nodes, limit).unwrap_err();
+            assert_eq!(refused.code(), codes::BOUNDARY_TYPE);
+            assert!(refused.to_string().contains("contains itself"), "{refused}");
+        }
+        let deep = 100_000;
+        let mut chain: Vec<Shape> = (1..deep).map(|next| Shape::List(vec![next])).collect();
+        chain.push(Shape::List(vec![deep / 2]));
+        assert_eq!(measure(&chain, Some(1 << 40)).unwrap(), (1 << 40) + 1);
+        // The same chain ending in an int instead is measured whole: 100,000 lists and the int.
+        *chain.last_mut().unwrap() = Shape::Int;
+        assert_eq!(measure(&chain, Some(1 << 40)).unwrap(), deep as u64);
+    }
 }
