@@ -276,8 +276,24 @@ impl Around {
 
     /// Takes `id` as the container at `depth` (an argument's own value is at 0), unless it is one
     /// of the containers around it: `false` for a value that contains itself.
+    #[inline]
     pub fn enter(&mut self, depth: u32, id: usize) -> bool {
         let depth = depth as usize;
+        if self.deep.is_none() && depth < Self::SCANNED {
+            // No entry is deeper than the scanned path: only the path is kept.
+            self.path.truncate(depth);
+            if self.path.contains(&id) {
+                return false;
+            }
+            self.path.push(id);
+            return true;
+        }
+        self.enter_deep(depth, id)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enter_deep(&mut self, depth: usize, id: usize) -> bool {
         if self.path.len() > depth {
             if let Some(deep) = &mut self.deep {
                 for id in self.path.get(depth.max(Self::SCANNED)..).unwrap_or_default() {
