@@ -1571,7 +1571,11 @@ impl<'p> Machine<'p> {
         // (every placed item costs at least 1; untouched capacity costs no memory).
         let reserve = count.min(self.remaining).min(1 << 22) as usize;
         let leaf_body = self.binary_node(cx, body);
+        // A fused run charges its items before the item is bound after them, so an item slot
+        // that cannot be bound (past a frame's slots) takes the general loop, which fails at its
+        // first item's binding, before its body is charged, as the reference runtimes do.
         let fused = match (leaf_body, index_slot) {
+            _ if item as usize >= MAX_SLOTS => None,
             (Some((BinOp::Concat, lhs, rhs)), None) => self.fused_text(cx, item, lhs, rhs).map(Fused::Text),
             (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs).map(Fused::Int),
             _ => None,
