@@ -963,8 +963,8 @@ pub fn measure_input_size(py: Python<'_>, value: Bound<'_, PyAny>, limit: Option
 fn measure_in_place(value: &Bound<'_, PyAny>, limit: u64) -> PyResult<u64> {
     match measure_where_it_lies::<true>(value.as_ptr(), 0, limit) {
         Some(total) => Ok(total),
-        None if limit < u64::MAX => Ok(limit + 1),
-        None => Err(IrError::new(codes::BOUNDARY_TYPE, "The value contains itself; a canonical value has no cycles.")).or_raise(value.py()),
+        // Over the limit, or a cycle (the only way to stop under the largest limit).
+        None => eval::size_over_a_cycle(Some(limit)).or_raise(value.py()),
     }
 }
 
@@ -1328,16 +1328,9 @@ fn positional_sources<'py, 'r>(
 fn measure_sources<'s, 'a: 's>(start: u64, sources: impl Iterator<Item = (u64, &'s PyIn<'a>)>, allowance: u64) -> Option<u64> {
     let mut total = start;
     for (extra, source) in sources {
-        total = measure_one(source.object, total.saturating_add(extra), allowance)?;
+        total = measure_where_it_lies::<false>(source.object, total.saturating_add(extra), allowance)?;
     }
     Some(total)
-}
-
-/// Adds the input size of one Python value (ir-format §6.2, as the [`Reader`] measures it) to
-/// `total`, walking it where it lies. `None` when the size passes `allowance` or a value is one
-/// [`PyIn`] refuses (see [`measure_where_it_lies`]).
-fn measure_one(root: *mut ffi::PyObject, total: u64, allowance: u64) -> Option<u64> {
-    measure_where_it_lies::<false>(root, total, allowance)
 }
 
 /// Adds the input size of one Python value (ir-format §6.2) to `total`, walking it where it lies

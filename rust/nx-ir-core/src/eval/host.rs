@@ -326,18 +326,11 @@ impl SizeMeter {
         SizeMeter { total: 0, limit, around: Around::default() }
     }
 
-    /// A value that contains itself has no finite size: it is over any limit, which measuring
-    /// it with no cycle check would find by walking round the cycle until the size passed the
-    /// limit; with no limit it is refused.
+    /// Where a value turns out to contain itself: see [`size_over_a_cycle`].
     #[cold]
     fn contains_itself(&mut self) -> IrResult<()> {
-        match self.limit {
-            Some(limit) if limit < u64::MAX => {
-                self.total = self.total.max(limit + 1);
-                Ok(())
-            }
-            _ => Err(IrError::new(codes::BOUNDARY_TYPE, "The value contains itself; a canonical value has no cycles.")),
-        }
+        self.total = self.total.max(size_over_a_cycle(self.limit)?);
+        Ok(())
     }
 
     #[inline]
@@ -479,6 +472,17 @@ impl SizeMeter {
             }
         }
         Ok(())
+    }
+}
+
+/// What measuring a value that contains itself against `limit` gives: it has no finite size, so
+/// it is over any limit (the size returned is one more than the limit), which a walk with no
+/// cycle check would find by going round the cycle until its size passed the limit. With no
+/// limit, or the largest, nothing can be over it, and the value is refused.
+pub fn size_over_a_cycle(limit: Option<u64>) -> IrResult<u64> {
+    match limit {
+        Some(limit) if limit < u64::MAX => Ok(limit + 1),
+        _ => Err(IrError::new(codes::BOUNDARY_TYPE, "The value contains itself; a canonical value has no cycles.")),
     }
 }
 

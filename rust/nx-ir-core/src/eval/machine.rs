@@ -1571,11 +1571,7 @@ impl<'p> Machine<'p> {
         // (every placed item costs at least 1; untouched capacity costs no memory).
         let reserve = count.min(self.remaining).min(1 << 22) as usize;
         let leaf_body = self.binary_node(cx, body);
-        // A fused run charges its items before the item is bound after them, so an item slot
-        // that cannot be bound (past a frame's slots) takes the general loop, which fails at its
-        // first item's binding, before its body is charged, as the reference runtimes do.
         let fused = match (leaf_body, index_slot) {
-            _ if item as usize >= MAX_SLOTS => None,
             (Some((BinOp::Concat, lhs, rhs)), None) => self.fused_text(cx, item, lhs, rhs).map(Fused::Text),
             (Some((op, lhs, rhs)), None) => self.fused_body(cx, frame, item, op, lhs, rhs).map(Fused::Int),
             _ => None,
@@ -1605,6 +1601,9 @@ impl<'p> Machine<'p> {
         let mut position = 0;
         while position < count {
             if let Some(fused) = fused {
+                // The run's first item is bound before any item is charged, as the general loop
+                // binds each one before its body: an item slot that cannot be bound fails here.
+                self.bind(frame, item, Value::Int((start as i128 + position as i128) as i64))?;
                 let done = match fused {
                     Fused::Int(body) => {
                         let done = self.run_fused(body, start, position, count, &mut out.values);
