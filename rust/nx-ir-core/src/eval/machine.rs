@@ -223,8 +223,9 @@ impl<'p> Machine<'p> {
         self.limit_fail(cx, node, "memory", limit, format!("The evaluation allocated more than {limit} bytes of values."))
     }
 
-    /// A copy of `fields` fields the charges leave free (`apply`, `merge`, `changed`) that
-    /// allocated `bytes`: tallied, and counted against the memory ceiling.
+    /// A copy of `fields` fields or slots the charges leave free (`apply`, `merge`, `changed`, a
+    /// handler's captured frame) that allocated `bytes`: tallied, and counted against the memory
+    /// ceiling.
     pub fn copied(&mut self, cx: Cx, node: u32, fields: usize, bytes: u64) -> IrResult<()> {
         self.tally(fields as u64 + 1);
         self.free_copies += fields as u64 + 1;
@@ -773,7 +774,11 @@ impl<'p> Machine<'p> {
             CDeclKind::Component { key, .. } => Name::clone(key),
             _ => Name::clone(&prog.decl(cm, cd).qualified),
         };
-        self.tally(frame.len() as u64);
+        // The capture is a copy of the whole frame, up to its highest bound slot, which no
+        // charge pays for (a handler costs what any node does): counted as the update
+        // intrinsics' copies are, against the memory ceiling, so a loop making handlers over a
+        // frame grown to thousands of slots stops at the ceiling instead of copying it each time.
+        self.copied(cx, index, frame.len(), ITEM_BYTES * frame.len() as u64)?;
         Ok(Value::Handler(Rc::new(Handler {
             module: cx.module,
             decl: cx.decl,
