@@ -32,6 +32,10 @@
 //! * either engine stops at `maxStackBytes`: how much native stack a nesting uses is each build's
 //!   own (docs/runtime-differences.md: nx-ir-core meets its stack limit before the reference's
 //!   1,000-expression nesting limit; under AddressSanitizer both use several times more);
+//! * nx-ir-core stops at its memory ceiling (limit `memory`, 256 MiB): the reference has none
+//!   and charges nothing for what update intrinsics and handlers copy, so a call of a few
+//!   thousand operations that copies a wide record or a frame of thousands of slots each time
+//!   finishes there (docs/runtime-differences.md);
 //! * a module of the set declares one name twice in one list of fields: a record's or a union
 //!   case's fields, a component's props or its state, a function's parameters
 //!   ([`declares_a_field_twice`]). No NX compiler writes such an image (NX refuses the source),
@@ -75,6 +79,8 @@ pub enum Skip {
     Unsupported,
     /// An engine stopped at `maxStackBytes`.
     StackLimit,
+    /// nx-ir-core stopped at its memory ceiling.
+    MemoryLimit,
     /// A module of the set declares a field or parameter name twice ([`declares_a_field_twice`]).
     FieldTwice,
 }
@@ -98,6 +104,7 @@ pub struct Counts {
     pub calls_failed_alike: AtomicU64,
     pub skipped_unsupported: AtomicU64,
     pub skipped_stack: AtomicU64,
+    pub skipped_memory: AtomicU64,
     pub skipped_field_twice: AtomicU64,
     pub schema5: AtomicU64,
     pub schema6: AtomicU64,
@@ -113,6 +120,7 @@ pub static COUNTS: Counts = Counts {
     calls_failed_alike: AtomicU64::new(0),
     skipped_unsupported: AtomicU64::new(0),
     skipped_stack: AtomicU64::new(0),
+    skipped_memory: AtomicU64::new(0),
     skipped_field_twice: AtomicU64::new(0),
     schema5: AtomicU64::new(0),
     schema6: AtomicU64::new(0),
@@ -126,7 +134,7 @@ impl fmt::Display for Counts {
             f,
             "differential: {} inputs (entry schema 5: {}, 6: {}); entry refused alike {}, link refused alike {}; \
              calls compared: {} gave the same value, {} failed alike; not compared: {} nx-ir-unsupported, \
-             {} maxStackBytes, {} a field declared twice; {} disagreements",
+             {} maxStackBytes, {} our memory ceiling, {} a field declared twice; {} disagreements",
             n(&self.inputs),
             n(&self.schema5),
             n(&self.schema6),
@@ -136,6 +144,7 @@ impl fmt::Display for Counts {
             n(&self.calls_failed_alike),
             n(&self.skipped_unsupported),
             n(&self.skipped_stack),
+            n(&self.skipped_memory),
             n(&self.skipped_field_twice),
             n(&self.disagreements),
         )
@@ -170,6 +179,7 @@ pub fn differential_case(data: &[u8]) -> Verdict {
         Verdict::Agreed(Stage::SameFailure) => &COUNTS.calls_failed_alike,
         Verdict::Skipped(Skip::Unsupported) => &COUNTS.skipped_unsupported,
         Verdict::Skipped(Skip::StackLimit) => &COUNTS.skipped_stack,
+        Verdict::Skipped(Skip::MemoryLimit) => &COUNTS.skipped_memory,
         Verdict::Skipped(Skip::FieldTwice) => &COUNTS.skipped_field_twice,
         Verdict::Skipped(Skip::Empty) => return verdict,
         Verdict::Disagreed(_) => &COUNTS.disagreements,
@@ -282,6 +292,9 @@ fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]], draw: u6
         if stops_at_stack(&a) || stops_at_stack(&b) {
             return Err(Verdict::Skipped(Skip::StackLimit));
         }
+        if stops_at(&a, "memory") {
+            return Err(Verdict::Skipped(Skip::MemoryLimit));
+        }
         if a != b {
             return Err(Verdict::Disagreed(format!(
                 "{} under {limits:?}:\n  {} {a}\n{}  {} {b}\n{}",
@@ -376,7 +389,12 @@ fn has_code(outcome: &Outcome, code: &str) -> bool {
 }
 
 fn stops_at_stack(outcome: &Outcome) -> bool {
-    let limit = |d: &Diag| d.limit.as_ref().is_some_and(|l| l.name == "maxStackBytes");
+    stops_at(outcome, "maxStackBytes")
+}
+
+/// Whether `outcome` failed at the limit named `name`.
+fn stops_at(outcome: &Outcome, name: &str) -> bool {
+    let limit = |d: &Diag| d.limit.as_ref().is_some_and(|l| l.name == name);
     matches!(&outcome.result, Err(diags) if diags.iter().any(limit))
 }
 

@@ -3,7 +3,8 @@
 //! generated host values and limits, keep the evaluator's work within
 //! `WORK_PER_UNIT` × (operations charged + input size + free copies + 1), one constant for every
 //! node kind and intrinsic (free copies: what the update intrinsics copy that no structure
-//! shares, which the reference charges nothing for and the memory ceiling bounds); and every
+//! shares, the frames handlers capture and the slots binds skip over, which the reference
+//! charges nothing for and the memory ceiling bounds); and every
 //! input the `work_bound` fuzz target found is replayed.
 
 mod support;

@@ -962,7 +962,7 @@ impl<'p> Machine<'p> {
     }
 
     #[inline(always)]
-    pub fn bind(&self, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
+    pub fn bind(&mut self, cx: Cx, frame: &mut Frame, slot: u32, value: Value) -> IrResult<()> {
         let slot = slot as usize;
         if slot == frame.len() && slot < frame.capacity() {
             // The next slot, as parameters are bound: added without growing.
@@ -979,15 +979,25 @@ impl<'p> Machine<'p> {
             }
             return Ok(());
         }
-        self.bind_grow(frame, slot, value)
+        self.bind_grow(cx, frame, slot, value)
     }
 
     #[inline(never)]
-    fn bind_grow(&self, frame: &mut Frame, slot: usize, value: Value) -> IrResult<()> {
+    fn bind_grow(&mut self, cx: Cx, frame: &mut Frame, slot: usize, value: Value) -> IrResult<()> {
         if slot >= MAX_SLOTS {
             return Err(IrError::new(codes::SLOT, format!("Local slot {slot} is past the {MAX_SLOTS} slots a frame may hold.")));
         }
         if frame.len() <= slot {
+            // The slots a bind skips over are made too, unbound, and no charge pays for them:
+            // counted as a copy is, against the memory ceiling (16 bytes a slot), so calls that
+            // each bind a slot in the tens of thousands stop there instead of filling and
+            // dropping that many slots a call.
+            let skipped = slot - frame.len();
+            if skipped > 0 {
+                self.tally(skipped as u64);
+                self.free_copies += skipped as u64;
+                self.allocate(cx, None, ITEM_BYTES * skipped as u64)?;
+            }
             frame.resize(slot + 1, None);
         }
         frame[slot] = Some(value);
@@ -1505,18 +1515,18 @@ impl<'p> Machine<'p> {
         let items = match iterable {
             Value::Seq(items) => items,
             single => {
-                self.bind(frame, item, single)?;
+                self.bind(cx, frame, item, single)?;
                 if let Some(slot) = index_slot {
-                    self.bind(frame, slot, Value::Int(0))?;
+                    self.bind(cx, frame, slot, Value::Int(0))?;
                 }
                 return self.eval(cx, frame, body);
             }
         };
         let mut out = Vec::with_capacity(items.len());
         for (position, value) in items.each().enumerate() {
-            self.bind(frame, item, value)?;
+            self.bind(cx, frame, item, value)?;
             if let Some(slot) = index_slot {
-                self.bind(frame, slot, Value::Int(position as i64))?;
+                self.bind(cx, frame, slot, Value::Int(position as i64))?;
             }
             let value = self.eval(cx, frame, body)?;
             self.place(cx, index, &mut out, value)?;
@@ -1608,7 +1618,7 @@ impl<'p> Machine<'p> {
             if let Some(fused) = fused {
                 // The run's first item is bound before any item is charged, as the general loop
                 // binds each one before its body: an item slot that cannot be bound fails here.
-                self.bind(frame, item, Value::Int((start as i128 + position as i128) as i64))?;
+                self.bind(cx, frame, item, Value::Int((start as i128 + position as i128) as i64))?;
                 let done = match fused {
                     Fused::Int(body) => {
                         let done = self.run_fused(body, start, position, count, &mut out.values);
@@ -1625,16 +1635,16 @@ impl<'p> Machine<'p> {
                 if done > 0 {
                     position += done;
                     let last = (start as i128 + position as i128 - 1) as i64;
-                    self.bind(frame, item, Value::Int(last))?;
+                    self.bind(cx, frame, item, Value::Int(last))?;
                     if position == count {
                         break;
                     }
                 }
             }
             let value = (start as i128 + position as i128) as i64;
-            self.bind(frame, item, Value::Int(value))?;
+            self.bind(cx, frame, item, Value::Int(value))?;
             if let Some(slot) = index_slot {
-                self.bind(frame, slot, Value::Int(position as i64))?;
+                self.bind(cx, frame, slot, Value::Int(position as i64))?;
             }
             match (text_body, leaf_body) {
                 (Some(TextBody::Literal { literal, lhs, rhs, operand }), _) => match self.int_leaf(cx, frame, operand) {
@@ -2110,7 +2120,7 @@ impl<'p> Machine<'p> {
                 }
             },
         };
-        self.bind(frame, slot, value)
+        self.bind(fcx, frame, slot, value)
     }
 
     // ---- constructions ----------------------------------------------------------------------

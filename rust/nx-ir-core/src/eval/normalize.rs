@@ -636,7 +636,7 @@ impl<'p> Machine<'p> {
         if kept {
             out.push((Name::clone(&field.name), value.clone()));
         }
-        self.bind(frame, slot, value)
+        self.bind(cx, frame, slot, value)
     }
 
     /// Checks that each written field is declared (the charges of the look-ups tallied), and

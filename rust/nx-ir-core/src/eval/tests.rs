@@ -396,6 +396,58 @@ fn a_thread_with_a_small_stack_meets_the_stack_limit_instead_of_overflowing() {
     }
 }
 
+/// `far() = { for i in 0..1 { i } }` with `i` in slot 60,000 (an image may put a local in any
+/// slot under 65,536), and `calls(n) = { for k in 0..n { far() } }`: each call of `far` binds a
+/// slot 60,000 past its frame's end.
+fn far_slot_program() -> CompiledProgram {
+    let mut b = Builder::new("main.nx");
+    let prelude = b.link("@nx/prelude.nx");
+    let int = b.prim("int");
+    let range = b.range(prelude, 0, 1);
+    let i = b.slot(60_000, "i");
+    let item = b.s("i");
+    let body = b.node(Node::ForRange(Loop { item_slot: 60_000, item_name: item, index_slot: None, index_name: None, iterable: range, body: i }));
+    b.function("far", vec![], body, None);
+    let n = b.slot(0, "n");
+    let zero = b.int(0);
+    let no = b.node(Node::Bool { value: 0 });
+    let (pe, pi, ps, rn) = (b.s("end"), b.s("endInclusive"), b.s("start"), b.s("Range"));
+    let range = b.node(Node::Record {
+        target: Ref { slot: prelude, name: rn },
+        props: vec![Prop { name: pe, value: n }, Prop { name: pi, value: no }, Prop { name: ps, value: zero }],
+        content: vec![],
+    });
+    let far = b.s("far");
+    let callee = b.node(Node::Reference(Ref { slot: 0, name: far }));
+    let call = b.node(Node::Call { callee, args: vec![] });
+    let k = b.s("k");
+    let body = b.node(Node::ForRange(Loop { item_slot: 1, item_name: k, index_slot: None, index_name: None, iterable: range, body: call }));
+    b.function("calls", vec![("n", int, 0)], body, None);
+    b.program()
+}
+
+#[test]
+fn slots_a_bind_skips_count_against_the_memory_ceiling() {
+    let program = far_slot_program();
+    let within = |ops: u64| work::last_call_work() <= crate::testing::fuzz::WORK_PER_UNIT * (ops + work::last_call_free_copies() + 1);
+    // 100 calls skip 60,000 slots each (16 bytes a slot: 96 MB, under the 256 MiB ceiling).
+    let limits = Limits { max_operations: Some(10_000), ..Limits::default() };
+    let done = evaluate_function(&program, "calls", &[HostValue::Int(100)], &limits).expect("evaluates");
+    assert_eq!(done.value, HostValue::List(vec![HostValue::Int(0); 100]));
+    assert_eq!(work::last_call_free_copies(), 100 * 60_000);
+    let ops = done.usage.operations.expect("counted");
+    assert!(within(ops), "work {} for {ops} operations", work::last_call_work());
+    // 1,000 calls would skip 960 MB of slots: the call stops at the ceiling, having done work
+    // in proportion to what it was paid.
+    let error = evaluate_function(&program, "calls", &[HostValue::Int(1_000)], &limits).unwrap_err();
+    assert_eq!(error.code(), codes::RESOURCE_LIMIT);
+    assert_eq!(limit_name(&error), Some("memory"));
+    let free = work::last_call_free_copies();
+    // Counted up to the ceiling, and the bind that passes it (refused before its slots are made).
+    assert!(free <= DEFAULT_MAX_MEMORY / 16 + 60_000, "{free} slots counted");
+    assert!(within(10_000), "work {} within a budget of 10,000 operations", work::last_call_work());
+}
+
 #[test]
 fn doubling_growth_ends_within_the_budget() {
     let program = adversarial_program();

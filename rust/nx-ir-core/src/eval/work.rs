@@ -9,7 +9,9 @@
 //! intrinsics free. A record of more than 64 fields shares its structure with its copies
 //! (`wide`), so what `apply` and `merge` copy for free is the update's (second record's) own
 //! fields, plus the first record when it is flat (at most 64 fields); `changed` lists an update's
-//! names for free. (`diff` charges a comparison per name it lists: paid.) Those units are
+//! names for free. (`diff` charges a comparison per name it lists: paid.) A handler copies the
+//! frame it is made in, and a bind past a frame's end makes the slots it skips over, for the
+//! cost of any node: free too, one unit a slot. Those units are
 //! counted apart as well ([`last_call_free_copies`]); the memory ceiling (`Limits::max_memory`)
 //! bounds them. The bound the tests and the `work_bound`
 //! fuzz target hold every call to is work ≤ K × (operations + input size + free copies + 1).

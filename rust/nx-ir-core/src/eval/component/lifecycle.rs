@@ -166,10 +166,10 @@ impl<'p> Machine<'p> {
         if let Some((props, state_fields, state)) = live {
             for (offset, field) in state_fields.iter().enumerate() {
                 let value = state.iter().find(|(name, _)| Name::ptr_eq(name, &field.name)).map_or_else(Value::empty, |(_, v)| v.clone());
-                self.bind(&mut frame, (props.len() + offset) as u32, value)?;
+                self.bind(hcx, &mut frame, (props.len() + offset) as u32, value)?;
             }
         }
-        self.bind(&mut frame, *binding, action)?;
+        self.bind(hcx, &mut frame, *binding, action)?;
         let results = match self.eval(hcx, &mut frame, *body)? {
             Value::Seq(items) => items.to_vec(),
             other => vec![other],
