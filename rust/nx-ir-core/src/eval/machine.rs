@@ -227,9 +227,15 @@ impl<'p> Machine<'p> {
     /// handler's captured frame) that allocated `bytes`: tallied, and counted against the memory
     /// ceiling.
     pub fn copied(&mut self, cx: Cx, node: u32, fields: usize, bytes: u64) -> IrResult<()> {
-        self.tally(fields as u64 + 1);
-        self.free_copies += fields as u64 + 1;
-        self.allocate(cx, Some(node), FIELD_BYTES + bytes)
+        self.unpaid(cx, Some(node), fields as u64 + 1, FIELD_BYTES + bytes)
+    }
+
+    /// `units` of work no charge pays for, which allocated `bytes`: tallied, counted apart as
+    /// free copies, and counted against the memory ceiling (which bounds them).
+    fn unpaid(&mut self, cx: Cx, node: Option<u32>, units: u64, bytes: u64) -> IrResult<()> {
+        self.tally(units);
+        self.free_copies += units;
+        self.allocate(cx, node, bytes)
     }
 
     /// Whether names `a` and `b` are the same: interned names are equal exactly when they are
@@ -992,11 +998,9 @@ impl<'p> Machine<'p> {
             // counted as a copy is, against the memory ceiling (16 bytes a slot), so calls that
             // each bind a slot in the tens of thousands stop there instead of filling and
             // dropping that many slots a call.
-            let skipped = slot - frame.len();
+            let skipped = (slot - frame.len()) as u64;
             if skipped > 0 {
-                self.tally(skipped as u64);
-                self.free_copies += skipped as u64;
-                self.allocate(cx, None, ITEM_BYTES * skipped as u64)?;
+                self.unpaid(cx, None, skipped, ITEM_BYTES * skipped)?;
             }
             frame.resize(slot + 1, None);
         }
