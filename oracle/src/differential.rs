@@ -289,7 +289,7 @@ fn run<R: Engine>(schema: u8, flags: u8, call: &Call, images: &[&[u8]], draw: u6
             return Err(Verdict::Skipped(Skip::Unsupported));
         }
         let b = R::call(&their_program, &host_call, limits);
-        if stops_at_stack(&a) || stops_at_stack(&b) {
+        if stops_at(&a, "maxStackBytes") || stops_at(&b, "maxStackBytes") {
             return Err(Verdict::Skipped(Skip::StackLimit));
         }
         if stops_at(&a, "memory") {
@@ -386,10 +386,6 @@ pub fn declares_a_field_twice(module: &nx_ir_core::image::PreparedModule) -> boo
 
 fn has_code(outcome: &Outcome, code: &str) -> bool {
     matches!(&outcome.result, Err(diags) if diags.iter().any(|d| d.code == code))
-}
-
-fn stops_at_stack(outcome: &Outcome) -> bool {
-    stops_at(outcome, "maxStackBytes")
 }
 
 /// Whether `outcome` failed at the limit named `name`.

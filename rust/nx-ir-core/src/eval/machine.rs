@@ -230,6 +230,12 @@ impl<'p> Machine<'p> {
         self.unpaid(cx, Some(node), fields as u64 + 1, FIELD_BYTES + bytes)
     }
 
+    /// A copy of a frame of `slots` slots no charge pays for (a handler's capture, made or run
+    /// over): as [`Machine::copied`], 16 bytes a slot.
+    pub fn copied_frame(&mut self, cx: Cx, node: u32, slots: usize) -> IrResult<()> {
+        self.copied(cx, node, slots, ITEM_BYTES * slots as u64)
+    }
+
     /// `units` of work no charge pays for, which allocated `bytes`: tallied, counted apart as
     /// free copies, and counted against the memory ceiling (which bounds them).
     fn unpaid(&mut self, cx: Cx, node: Option<u32>, units: u64, bytes: u64) -> IrResult<()> {
@@ -784,7 +790,7 @@ impl<'p> Machine<'p> {
         // charge pays for (a handler costs what any node does): counted as the update
         // intrinsics' copies are, against the memory ceiling, so a loop making handlers over a
         // frame grown to thousands of slots stops at the ceiling instead of copying it each time.
-        self.copied(cx, index, frame.len(), ITEM_BYTES * frame.len() as u64)?;
+        self.copied_frame(cx, index, frame.len())?;
         Ok(Value::Handler(Rc::new(Handler {
             module: cx.module,
             decl: cx.decl,

@@ -77,13 +77,18 @@ impl Builder {
 
     fn range(&mut self, prelude: u32, start: i64, end: i64) -> u32 {
         let e = self.int(end);
+        self.range_to(prelude, start, e)
+    }
+
+    /// `start..end` (end excluded), its end the node `end`.
+    fn range_to(&mut self, prelude: u32, start: i64, end: u32) -> u32 {
         let inclusive = self.node(Node::Bool { value: 0 });
         let s = self.int(start);
         let range = self.s("Range");
         let (pe, pi, ps) = (self.s("end"), self.s("endInclusive"), self.s("start"));
         self.node(Node::Record {
             target: Ref { slot: prelude, name: range },
-            props: vec![Prop { name: pe, value: e }, Prop { name: pi, value: inclusive }, Prop { name: ps, value: s }],
+            props: vec![Prop { name: pe, value: end }, Prop { name: pi, value: inclusive }, Prop { name: ps, value: s }],
             content: vec![],
         })
     }
@@ -141,14 +146,7 @@ fn arithmetic_program() -> CompiledProgram {
     b.function("squares", vec![], body, None);
     // wide(n) = { for i in 0..n { i * i } }
     let n = b.slot(0, "n");
-    let zero = b.int(0);
-    let no = b.node(Node::Bool { value: 0 });
-    let (pe, pi, ps, rn) = (b.s("end"), b.s("endInclusive"), b.s("start"), b.s("Range"));
-    let range = b.node(Node::Record {
-        target: Ref { slot: prelude, name: rn },
-        props: vec![Prop { name: pe, value: n }, Prop { name: pi, value: no }, Prop { name: ps, value: zero }],
-        content: vec![],
-    });
+    let range = b.range_to(prelude, 0, n);
     let i1 = b.slot(1, "i");
     let i2 = b.slot(1, "i");
     let square = b.node(Node::Binary { op: 2, lhs: i1, rhs: i2 });
@@ -409,14 +407,7 @@ fn far_slot_program() -> CompiledProgram {
     let body = b.node(Node::ForRange(Loop { item_slot: 60_000, item_name: item, index_slot: None, index_name: None, iterable: range, body: i }));
     b.function("far", vec![], body, None);
     let n = b.slot(0, "n");
-    let zero = b.int(0);
-    let no = b.node(Node::Bool { value: 0 });
-    let (pe, pi, ps, rn) = (b.s("end"), b.s("endInclusive"), b.s("start"), b.s("Range"));
-    let range = b.node(Node::Record {
-        target: Ref { slot: prelude, name: rn },
-        props: vec![Prop { name: pe, value: n }, Prop { name: pi, value: no }, Prop { name: ps, value: zero }],
-        content: vec![],
-    });
+    let range = b.range_to(prelude, 0, n);
     let far = b.s("far");
     let callee = b.node(Node::Reference(Ref { slot: 0, name: far }));
     let call = b.node(Node::Call { callee, args: vec![] });

@@ -11,7 +11,7 @@ use crate::error::{codes, IrError, IrResult};
 use super::super::compiled::{CDecl, CDeclKind, CField, CNode};
 use super::super::cost::{limit_error, MAX_VALUE_NESTING};
 use super::super::host::{HostValue, HostValueSink};
-use super::super::machine::{Cx, Frame, Machine, Tokens, ITEM_BYTES};
+use super::super::machine::{Cx, Frame, Machine, Tokens};
 use super::super::normalize::Path;
 use super::super::value::{Handler, Name, Record, Value};
 
@@ -164,7 +164,7 @@ impl<'p> Machine<'p> {
         let action = self.normalize_action(am, ad, action, &Joined(&label, " action"))?;
         // The body runs over a copy of the captured frame, paid as the capture was when the
         // handler was made: a free copy, against the memory ceiling.
-        self.copied(hcx, handler.node, handler.capture.len(), ITEM_BYTES * handler.capture.len() as u64)?;
+        self.copied_frame(hcx, handler.node, handler.capture.len())?;
         let mut frame: Frame = handler.capture.clone();
         if let Some((props, state_fields, state)) = live {
             for (offset, field) in state_fields.iter().enumerate() {
