@@ -15,6 +15,10 @@
 //! counted apart as well ([`last_call_free_copies`]); the memory ceiling (`Limits::max_memory`)
 //! bounds them. The bound the tests and the `work_bound`
 //! fuzz target hold every call to is work ≤ K × (operations + input size + free copies + 1).
+//!
+//! A component call also thaws what its instance holds and freezes the next instance (a unit a
+//! value and a name or slot): for its bound, the instance's held values count as input, as the
+//! host hands a dispatch its instance beside its batch (`testing::instances::dispatch_paid`).
 
 use std::cell::Cell;
 

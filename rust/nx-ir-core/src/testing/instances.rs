@@ -2,13 +2,19 @@
 //! JSON restored as a component instance of one of a few programs must be refused with
 //! `nx-ir-component`, or restore to an instance that writes out and restores again to the same
 //! bytes, and that dispatches (every token it holds, with each action the program declares,
-//! under a small budget) to a result or a coded refusal, never a panic.
+//! under a small budget) to a result or a coded refusal, never a panic, and with work within the
+//! bound (`testing::fuzz::work_bound`, the instance's held values counted as input).
 
 use crate::assemble::{assemble_image_with_links, AssembleOptions};
 use crate::error::codes;
 use crate::eval::component::stored::{restore_component_instance, restore_component_instance_json};
 use crate::eval::component::{dispatch_component_actions, initialize_component, ComponentInit, ComponentInstance};
-use crate::eval::{CompiledProgram, HostRecord, HostValue, Limits};
+use crate::error::IrResult;
+use crate::eval::component::{dispatch_component_actions_with, Dispatched};
+use crate::eval::{
+    last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostCall, HostRecord, HostValue, HostValueBuilder, Limits, Usage,
+};
+use crate::testing::fuzz::{work_bound, Paid};
 use crate::image::PreparedModule;
 use crate::link::{LinkOptions, Program};
 
@@ -95,7 +101,39 @@ fn step(case: &InstanceProgram, instance: &ComponentInstance) -> Option<Componen
     None
 }
 
-fn invocation(token: &str, action: &HostValue) -> HostValue {
+/// A dispatch of `batch` against `instance` under `limits`, with what it did and was paid: its
+/// input is the batch's size (measured here in full) and the instance's, every value it holds
+/// (`ComponentInstance::held_size`), which a dispatch thaws.
+pub fn dispatch_paid(
+    program: &CompiledProgram,
+    instance: &ComponentInstance,
+    batch: &[&HostValue],
+    limits: &Limits,
+) -> (IrResult<(Dispatched<HostValue>, Usage)>, Paid) {
+    let mut usage = Usage::default();
+    let result =
+        dispatch_component_actions_with(program, instance, batch, limits, &mut HostValueBuilder, &mut usage, HostCall::default());
+    let (work, free_copies) = (last_call_work(), last_call_free_copies());
+    let input = batch.iter().map(|entry| measure_input_size(entry, None).unwrap_or(0)).sum::<u64>() + instance.held_size();
+    (result.map(|done| (done, usage)), Paid { work, operations: usage.operations.unwrap_or(0), input, free_copies })
+}
+
+/// [`dispatch_paid`], asserting the work bound (`testing::fuzz::work_bound`).
+pub fn dispatch_within_bound(
+    program: &CompiledProgram,
+    instance: &ComponentInstance,
+    batch: &[&HostValue],
+    limits: &Limits,
+) -> IrResult<(Dispatched<HostValue>, Usage)> {
+    let (result, paid) = dispatch_paid(program, instance, batch, limits);
+    if let Err(message) = work_bound(paid) {
+        panic!("a dispatch of {} entries against '{}': {message}", batch.len(), instance.component());
+    }
+    result
+}
+
+/// The dispatch of one handler: an `ActionHandlerInvocation` of `token` with `action`.
+pub fn invocation(token: &str, action: &HostValue) -> HostValue {
     HostValue::Record(
         HostRecord::new(Some("ActionHandlerInvocation")).with("token", HostValue::str(token)).with("action", action.clone()),
     )
@@ -134,7 +172,7 @@ pub fn stored_instance_case(programs: &[InstanceProgram], data: &[u8]) {
         for action in &case.actions {
             let entry = invocation(&token, action);
             let limits = Limits { max_operations: Some(10_000), max_input_size: Some(10_000), ..Limits::default() };
-            let first = dispatch_component_actions(program, &instance, &[&entry], &limits);
+            let first = dispatch_within_bound(program, &instance, &[&entry], &limits);
             let second = dispatch_component_actions(program, &instance, &[&entry], &limits);
             match (&first, &second) {
                 (Ok((a, ua)), Ok((b, ub))) => {

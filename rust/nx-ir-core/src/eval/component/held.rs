@@ -133,10 +133,13 @@ fn too_deep() -> IrError {
 #[derive(Default)]
 pub(crate) struct Freezer {
     seen: AddressMap<Held>,
+    /// Work units (`eval::work`): one a value asked for, one a field name.
+    pub units: u64,
 }
 
 impl Freezer {
     pub fn fields(&mut self, fields: &[(Name, Value)]) -> IrResult<Box<[(Name, Held)]>> {
+        self.units += fields.len() as u64;
         fields.iter().map(|(name, value)| Ok((Name::clone(name), self.value(value, 0)?))).collect()
     }
 
@@ -151,6 +154,7 @@ impl Freezer {
         if depth > MAX_HELD_DEPTH {
             return Err(too_deep());
         }
+        self.units += 1;
         match value {
             Value::Bool(b) => return Ok(Held::Bool(*b)),
             Value::Int(i) => return Ok(Held::Int(*i)),
@@ -165,6 +169,7 @@ impl Freezer {
             return Ok(held.clone());
         }
         walk_stack_at(depth)?;
+        self.units += slots(value) as u64;
         let deeper = depth + 1;
         let held = match value {
             Value::Seq(items) => {
@@ -202,7 +207,31 @@ impl Freezer {
     }
 }
 
-/// Held values → evaluator values for one call, names interned as the call's own.
+/// The work units thawing every value of `roots` may take (`eval::work`): one a value and one a
+/// name or slot of each record or handler, an allocation more than one place holds counted once
+/// (the thaw makes it once a call). Walked in a loop, not a recursion.
+pub(crate) fn held_size<'a>(roots: impl IntoIterator<Item = &'a Held>) -> u64 {
+    let mut seen: AddressMap<()> = AddressMap::default();
+    let mut pending: Vec<&Held> = roots.into_iter().collect();
+    let mut size = 0u64;
+    while let Some(held) = pending.pop() {
+        size += 1;
+        if held_address(held).is_some_and(|at| seen.insert(at, ()).is_some()) {
+            continue;
+        }
+        size += held_slots(held) as u64;
+        match held {
+            Held::Seq(items) => pending.extend(items.iter()),
+            Held::Record(record) => pending.extend(record.fields.iter().map(|(_, field)| field)),
+            Held::Handler(handler) => pending.extend(handler.capture.iter().flatten()),
+            _ => {}
+        }
+    }
+    size
+}
+
+/// Held values → evaluator values for one call, names interned as the call's own; the machine
+/// tallies the work (one unit a value asked for, one a name interned).
 #[derive(Default)]
 pub(crate) struct Thawer {
     seen: AddressMap<Value>,
@@ -263,6 +292,24 @@ pub(crate) fn unchanged(thawer: &Thawer, value: &Value, held: &Held) -> bool {
     true
 }
 
+/// The names and slots of a record or a handler (a work unit each, besides their values).
+fn slots(value: &Value) -> usize {
+    match value {
+        Value::Record(record) => record.fields.len(),
+        Value::Handler(handler) => handler.capture.len(),
+        _ => 0,
+    }
+}
+
+/// As [`slots`], of a held value.
+pub(crate) fn held_slots(held: &Held) -> usize {
+    match held {
+        Held::Record(record) => record.fields.len(),
+        Held::Handler(handler) => handler.capture.len(),
+        _ => 0,
+    }
+}
+
 /// The allocation of a container held value more than one place holds.
 fn held_address(held: &Held) -> Option<usize> {
     match held {
@@ -279,27 +326,30 @@ impl Thawer {
         held_address(held).and_then(|at| self.seen.get(&at))
     }
 
-    pub fn fields(&mut self, machine: &Machine<'_>, fields: &[(Name, Held)]) -> IrResult<Vec<(Name, Value)>> {
+    pub fn fields(&mut self, machine: &mut Machine<'_>, fields: &[(Name, Held)]) -> IrResult<Vec<(Name, Value)>> {
+        machine.tally(fields.len() as u64);
         fields.iter().map(|(name, held)| Ok((machine.prog_name(name), self.value(machine, held, 0)?))).collect()
     }
 
-    pub fn handler(&mut self, machine: &Machine<'_>, handler: &Arc<HeldHandler>) -> IrResult<Rc<Handler>> {
+    pub fn handler(&mut self, machine: &mut Machine<'_>, handler: &Arc<HeldHandler>) -> IrResult<Rc<Handler>> {
         match self.value(machine, &Held::Handler(Arc::clone(handler)), 0)? {
             Value::Handler(handler) => Ok(handler),
             _ => Err(IrError::new(codes::COMPONENT, "A handler did not thaw to a handler.")),
         }
     }
 
-    pub fn value(&mut self, machine: &Machine<'_>, held: &Held, depth: u32) -> IrResult<Value> {
+    pub fn value(&mut self, machine: &mut Machine<'_>, held: &Held, depth: u32) -> IrResult<Value> {
         if depth > MAX_HELD_DEPTH {
             return Err(too_deep());
         }
+        machine.tally(1);
         let shared = held_address(held);
         if let Some(value) = shared.and_then(|at| self.seen.get(&at)) {
             return Ok(value.clone());
         }
         if held.is_container() {
             walk_stack_at(depth)?;
+            machine.tally(held_slots(held) as u64);
         }
         let deeper = depth + 1;
         let value = match held {

@@ -92,6 +92,23 @@ impl ComponentInstance {
     pub fn tokens(&self) -> Vec<String> {
         (1..=self.data.handlers.len()).map(|n| token(self.data.generation, n)).collect()
     }
+
+    /// The work units a call may take thawing what the instance holds ([`held::held_size`] of
+    /// its props, state and handlers, a unit a field and a handler besides): the instance's
+    /// part of a call's input in the work bound (`eval::work`).
+    pub(crate) fn held_size(&self) -> u64 {
+        let data = &*self.data;
+        let handlers: Vec<Held> = data
+            .handler_props
+            .iter()
+            .map(|(_, handler)| handler)
+            .chain(data.handlers.iter())
+            .map(|handler| Held::Handler(Arc::clone(handler)))
+            .collect();
+        let fields = data.props.iter().chain(data.state.iter()).map(|(_, held)| held);
+        let named = (data.props.len() + data.state.len() + data.handler_props.len()) as u64;
+        named + held::held_size(fields.chain(handlers.iter()))
+    }
 }
 
 impl InstanceData {
@@ -302,6 +319,7 @@ pub fn initialize_component_with<K: HostValueSink>(
             handlers: handlers.iter().map(|h| freezer.handler(h)).collect::<IrResult<_>>()?,
             generation: 1,
         };
+        machine.tally(freezer.units);
         Ok(Initialized { output, state: state_out, instance: ComponentInstance { data: Arc::new(instance) } })
     })
 }
@@ -579,6 +597,7 @@ pub fn dispatch_component_actions_with<K: HostValueSink>(
             handlers: handlers.iter().map(|h| freezer.handler(h)).collect::<IrResult<_>>()?,
             generation,
         };
+        machine.tally(freezer.units);
         Ok(Dispatched { output, effects: written, state: state_out, instance: ComponentInstance { data: Arc::new(next) } })
     })
 }

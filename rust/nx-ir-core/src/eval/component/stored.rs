@@ -234,8 +234,8 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let cx = entry_cx(index);
     let name = &decl.name;
     let mut thawer = Thawer::default();
-    let props = thawer.fields(&machine, &read_props)?;
-    let state = thawer.fields(&machine, &read_state)?;
+    let props = thawer.fields(&mut machine, &read_props)?;
+    let state = thawer.fields(&mut machine, &read_state)?;
     let mut frame = Frame::new();
     let props_label = format!("{name} props");
     let props = machine.normalize_fields(cx, shape.props, &props, &mut frame, &Path::Root(&props_label), true).or_else(refuse)?;
@@ -243,7 +243,7 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let state = machine.normalize_fields(cx, shape.state, &state, &mut frame, &Path::Root(&state_label), true).or_else(refuse)?;
     let mut thawed = Vec::with_capacity(bound.len());
     for (prop, handler) in &bound {
-        thawed.push((machine.prog_name(prop), Value::Handler(thawer.handler(&machine, handler)?)));
+        thawed.push((machine.prog_name(prop), Value::Handler(thawer.handler(&mut machine, handler)?)));
     }
     let (others, _) = machine.split_handler_props(0, index, thawed, &Joined(&&**name, " props")).or_else(refuse)?;
     if let Some((key, _)) = others.first() {

@@ -1,0 +1,86 @@
+//! Component dispatches held to the work bound (`nx_ir_core::eval::work`): the work counter
+//! sees the thaw of what an instance holds and the freeze of the next one, and every dispatch
+//! of the fuzz programs' lifecycles, under large and small budgets, stays within
+//! `WORK_PER_UNIT` × (operations + input + free copies + 1), the instance's held values counted
+//! as input (a dispatch is handed them as it is handed its batch).
+
+use nx_ir_core::error::codes;
+use nx_ir_core::eval::component::{initialize_component, ComponentInit, ComponentInstance};
+use nx_ir_core::eval::{last_call_free_copies, last_call_work, HostRecord, HostValue, Limits};
+use nx_ir_core::testing::fuzz::{work_bound, Paid};
+use nx_ir_core::testing::instances::{dispatch_paid, dispatch_within_bound, fuzz_programs, instance_program, invocation, InstanceProgram};
+
+fn budget(operations: u64) -> Limits {
+    Limits { max_operations: Some(operations), ..Limits::default() }
+}
+
+/// Every token of `instance` with every action, under each budget, within the bound; the
+/// instances the largest budget's dispatches gave.
+fn dispatch_all(case: &InstanceProgram, instance: &ComponentInstance, checked: &mut u64) -> Vec<ComponentInstance> {
+    let mut next = Vec::new();
+    for token in instance.tokens().into_iter().take(6) {
+        for action in &case.actions {
+            let entry = invocation(&token, action);
+            for operations in [100_000, 40, 3, 1] {
+                let result = dispatch_within_bound(&case.program, instance, &[&entry], &budget(operations));
+                *checked += 1;
+                if let (Ok((done, _)), 100_000) = (result, operations) {
+                    next.push(done.instance);
+                }
+            }
+        }
+    }
+    next
+}
+
+#[test]
+fn every_dispatch_of_the_fuzz_programs_lifecycles_keeps_work_within_the_bound() {
+    let programs = fuzz_programs();
+    assert!(programs.len() >= 2, "the bundled flow and Box did not assemble");
+    let mut checked = 0;
+    for case in &programs {
+        for component in &case.components {
+            let initialized = initialize_component(&case.program, component, &[], ComponentInit::default(), &budget(100_000));
+            let Ok((init, usage)) = initialized else { continue };
+            // No props and no parent: its input is 1.
+            let paid = Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input: 1, free_copies: last_call_free_copies() };
+            work_bound(paid).unwrap_or_else(|message| panic!("initializing {component}: {message}"));
+            let mut level = vec![init.instance];
+            for _ in 0..3 {
+                let mut following = Vec::new();
+                for instance in &level {
+                    following.extend(dispatch_all(case, instance, &mut checked));
+                }
+                following.truncate(8);
+                level = following;
+            }
+        }
+    }
+    println!("component dispatches within the work bound: {checked}");
+    assert!(checked >= 200, "only {checked} dispatches checked");
+}
+
+#[test]
+fn a_dispatch_counts_the_thaw_of_the_values_its_instance_holds() {
+    // Box's state grows a level a tap (`s = <Wrap next=s />`), and its handler captures it.
+    let case = instance_program(&[include_str!("components/box.nxir.txt")], 5, &["Box"], &["Button.Tapped"]).expect("Box assembles");
+    let (init, _) = initialize_component(&case.program, "Box", &[], ComponentInit::default(), &budget(100_000)).expect("Box starts");
+    let tap = HostValue::Record(HostRecord::new(Some("Button.Tapped")));
+    let mut instance = init.instance;
+    for _ in 0..250 {
+        let entry = invocation(&instance.tokens()[0], &tap);
+        let (done, _) = dispatch_within_bound(&case.program, &instance, &[&entry], &budget(100_000)).expect("a tap");
+        instance = done.instance;
+    }
+    // One operation: the dispatch stops at its budget, after thawing 250 levels of state.
+    let entry = invocation(&instance.tokens()[0], &tap);
+    let (result, paid) = dispatch_paid(&case.program, &instance, &[&entry], &budget(1));
+    let error = result.expect_err("one operation is not enough for a tap");
+    assert_eq!(error.code(), codes::RESOURCE_LIMIT, "{error}");
+    assert!(paid.operations <= 1, "{paid:?}");
+    // Each level is a record (a unit) with a field (a unit), thawed once (250 taps: a value may
+    // nest 256 levels).
+    assert!(paid.work >= 500, "the thaw of 250 levels went uncounted: {paid:?}");
+    assert!(paid.input >= 500, "the instance's held values measured {}", paid.input);
+    work_bound(paid).expect("within the bound");
+}
