@@ -1,8 +1,9 @@
 //! The work bound: an evaluate case (fuzzed images and host values, as the `evaluate` target
-//! decodes them) run once under its budget, whose only assertion is that the evaluator's work
-//! counter stays within `WORK_PER_UNIT` × (operations charged + input size + 1)
-//! (`nx_ir_core::testing::fuzz::work_bound_case`). Half the mutations are structured
-//! (`mutate_evaluate_case`), half are libFuzzer's own.
+//! decodes them) run once under its budget, and a component of its entry initialized and
+//! dispatched under it, whose only assertion is that the evaluator's work counter stays within
+//! `WORK_PER_UNIT` × (operations charged + input size + free copies + 1) for each call, a
+//! dispatch's instance counted as input (`nx_ir_core::testing::fuzz::work_bound_case`). Half the
+//! mutations are structured (`mutate_evaluate_case`), half are libFuzzer's own.
 #![no_main]
 
 use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};

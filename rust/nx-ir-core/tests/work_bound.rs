@@ -1,6 +1,8 @@
 //! The work bound over generated programs: every corpus program's images, structurally mutated
 //! (`mutate_evaluate_case`, as the `work_bound` fuzz target mutates them) and called with
-//! generated host values and limits, keep the evaluator's work within
+//! generated host values and limits (and a component of the entry initialized and dispatched
+//! under the same limits, its instance counted as a dispatch's input), keep the evaluator's
+//! work within
 //! `WORK_PER_UNIT` × (operations charged + input size + free copies + 1), one constant for every
 //! node kind and intrinsic (free copies: what the update intrinsics copy that no structure
 //! shares, the frames handlers capture and the slots binds skip over, which the reference
@@ -11,7 +13,7 @@ mod support;
 
 use std::path::Path;
 
-use nx_ir_core::testing::fuzz::{mutate_evaluate_case, work_bound, work_bound_case, work_of_case, write_chunks, Rng, WORK_PER_UNIT};
+use nx_ir_core::testing::fuzz::{component_work_of_case, mutate_evaluate_case, work_bound, work_bound_case, work_of_case, write_chunks, Rng, WORK_PER_UNIT};
 use support::corpus;
 
 /// Cases per corpus entry module: the generated call, then each of its mutants in a chain.
@@ -25,7 +27,7 @@ fn generated_programs_keep_work_within_the_bound() {
         return;
     };
     let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
-    let (mut cases, mut ran) = (0u64, 0u64);
+    let (mut cases, mut ran, mut component_calls, mut dispatches) = (0u64, 0u64, 0u64, 0u64);
     let mut worst = (0.0f64, String::new());
     for program in corpus::programs(&dir) {
         for (identity, images) in corpus::entry_first_image_sets(&program) {
@@ -43,8 +45,12 @@ fn generated_programs_keep_work_within_the_bound() {
                 input.extend(write_chunks(&parts));
                 for step in 0..=CHAIN {
                     cases += 1;
-                    if let Some(paid) = work_of_case(&input) {
-                        ran += 1;
+                    let function = work_of_case(&input);
+                    ran += u64::from(function.is_some());
+                    let components = component_work_of_case(&input);
+                    component_calls += components.len() as u64;
+                    dispatches += components.len().saturating_sub(1) as u64;
+                    for paid in function.into_iter().chain(components) {
                         let ratio = paid.work as f64 / paid.units() as f64;
                         if ratio > worst.0 {
                             worst = (ratio, format!("{} ({identity}, step {step}): {paid:?}", corpus::name(&program)));
@@ -61,8 +67,12 @@ fn generated_programs_keep_work_within_the_bound() {
             }
         }
     }
-    println!("work bound: {ran} of {cases} generated cases ran; K = {WORK_PER_UNIT}; worst ratio {:.2}: {}", worst.0, worst.1);
+    println!(
+        "work bound: {ran} of {cases} generated cases ran, and {component_calls} component calls ({dispatches} dispatches); K = {WORK_PER_UNIT}; worst ratio {:.2}: {}",
+        worst.0, worst.1
+    );
     assert!(ran * 2 > cases, "only {ran} of {cases} generated cases reached a call");
+    assert!(dispatches > 100, "only {dispatches} of {component_calls} component calls were dispatches");
 }
 
 /// The kept inputs: what the fuzz target found, and the worst ratio of its 30-minute run (9.95).

@@ -26,15 +26,17 @@
 
 use super::check_image;
 use crate::error::IrError;
+use crate::eval::component::{initialize_component_with, ComponentInit};
 use crate::eval::json::to_json;
 use crate::eval::{
     call_function_with, evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CallArguments, CompiledProgram, Evaluation,
-    HostRecord, HostValue, HostValueBuilder, Limits, Usage,
+    HostCall, HostRecord, HostValue, HostValueBuilder, Limits, Usage,
 };
 use crate::explain::explain_image;
 use crate::image::PreparedModule;
 use crate::link::{LinkOptions, Program};
 use crate::model::{Constant, Decl, Field, Module, Node, Prop};
+use crate::testing::instances::{dispatch_paid, invocation};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -635,13 +637,80 @@ pub fn work_of_case(data: &[u8]) -> Option<Paid> {
     Some(Paid { work, operations: usage.operations.unwrap_or(0), input: case.input_size(), free_copies })
 }
 
-/// The work-bound target: an evaluate case run once under its budget; its only assertion is
+/// The component calls of an evaluate case whose entry declares components: the one the call's
+/// entry byte picks, initialized with the call's named arguments as props, then dispatched twice,
+/// each time every handler of its latest output (at most four, each twice) with an action record
+/// of the type the handler names; all under the call's budget, with no input limit. What each
+/// call did and was paid, a dispatch's instance counted as its input
+/// ([`crate::testing::instances::dispatch_paid`]).
+pub fn component_work_of_case(data: &[u8]) -> Vec<Paid> {
+    let Some(case) = prepared_case(data) else { return Vec::new() };
+    let names = case.program.entry().component_entrypoints();
+    let Some(name) = names.get(usize::from(case.call.entry) % names.len().max(1)) else { return Vec::new() };
+    let limits = Limits { max_input_size: None, ..case.call.limits.clone() };
+    let props: Vec<(&str, &HostValue)> =
+        case.call.args.iter().filter(|(name, _)| !name.is_empty()).map(|(name, value)| (name.as_str(), value)).collect();
+    let mut usage = Usage::default();
+    let started =
+        initialize_component_with(&case.compiled, name, &props, ComponentInit::default(), &limits, &mut HostValueBuilder, &mut usage, HostCall::default());
+    let input = 1 + props.iter().map(|(_, value)| measure_input_size(value, None).unwrap_or(0)).sum::<u64>();
+    let mut paid = vec![Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input, free_copies: last_call_free_copies() }];
+    let Ok(started) = started else { return paid };
+    let (mut output, mut instance) = (started.output, started.instance);
+    for _ in 0..2 {
+        let entries = handler_invocations(&output, 4);
+        if entries.is_empty() {
+            break;
+        }
+        let batch: Vec<&HostValue> = entries.iter().chain(entries.iter()).collect();
+        let (result, cost) = dispatch_paid(&case.compiled, &instance, &batch, &limits);
+        paid.push(cost);
+        let Ok((done, _)) = result else { break };
+        (output, instance) = (done.output, done.instance);
+    }
+    paid
+}
+
+/// Invocations of the first `most` handlers (`ActionHandler` records) of a rendered output, each
+/// with an action record of the type it names.
+fn handler_invocations(output: &HostValue, most: usize) -> Vec<HostValue> {
+    let mut found = Vec::new();
+    let mut pending = vec![output];
+    while let Some(value) = pending.pop() {
+        match value {
+            HostValue::List(items) => pending.extend(items.iter().rev()),
+            HostValue::Record(record) if record.type_name.as_deref() == Some("ActionHandler") => {
+                if let (Some(HostValue::Str(token)), Some(HostValue::Str(action))) = (record.get("token"), record.get("action")) {
+                    found.push(invocation(token, &HostValue::Record(HostRecord::new(Some(action)))));
+                }
+            }
+            HostValue::Record(record) => pending.extend(record.fields.iter().rev().map(|(_, field)| field)),
+            _ => {}
+        }
+        if found.len() == most {
+            break;
+        }
+    }
+    found
+}
+
+/// Every call of an evaluate case, the function's ([`work_of_case`]) and the components'
+/// ([`component_work_of_case`]): what each did and was paid.
+pub fn work_of_calls(data: &[u8]) -> Vec<Paid> {
+    let mut paid: Vec<Paid> = work_of_case(data).into_iter().collect();
+    paid.extend(component_work_of_case(data));
+    paid
+}
+
+/// The work-bound target: an evaluate case run once under its budget, and its entry's
+/// components initialized and dispatched under it ([`work_of_calls`]); its only assertion is
 /// [`work_bound`] (the work counter against the operations charged, the input size and the free
-/// copies).
+/// copies) for each call.
 pub fn work_bound_case(data: &[u8]) {
-    let Some(paid) = work_of_case(data) else { return };
-    if let Err(message) = work_bound(paid) {
-        panic!("{message}");
+    for paid in work_of_calls(data) {
+        if let Err(message) = work_bound(paid) {
+            panic!("{message}");
+        }
     }
 }
 
