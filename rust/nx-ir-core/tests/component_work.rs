@@ -5,7 +5,7 @@
 //! as input (a dispatch is handed them as it is handed its batch).
 
 use nx_ir_core::error::codes;
-use nx_ir_core::eval::component::{initialize_component, ComponentInit, ComponentInstance};
+use nx_ir_core::eval::component::{apply_component_state_patch, initialize_component, ComponentInit, ComponentInstance};
 use nx_ir_core::eval::{last_call_free_copies, last_call_work, HostRecord, HostValue, Limits};
 use nx_ir_core::testing::fuzz::{work_bound, Paid};
 use nx_ir_core::testing::instances::{dispatch_paid, dispatch_within_bound, fuzz_programs, instance_program, invocation, InstanceProgram};
@@ -83,4 +83,63 @@ fn a_dispatch_counts_the_thaw_of_the_values_its_instance_holds() {
     assert!(paid.work >= 500, "the thaw of 250 levels went uncounted: {paid:?}");
     assert!(paid.input >= 500, "the instance's held values measured {}", paid.input);
     work_bound(paid).expect("within the bound");
+}
+
+/// A component of `fields` integer state fields (`s0`, `s1`, ...), whose one handler sets `s0`.
+fn wide_component(fields: usize) -> InstanceProgram {
+    let mut text = String::from(
+        "module wide.nx fingerprint 1\nrequires update-records-v1 property-unions-v1 action-handlers-v1\n\
+         entrypoints functions [] components [Button Wide]\n\ncomponent Button external\n  props\n    label: string required\n\
+         \x20 emits\n    Tapped = Button.Tapped\n\nrecord Button.Tapped\n\ncomponent Wide\n  state\n",
+    );
+    for at in 0..fields {
+        text.push_str(&format!("    s{at}: int = 0\n"));
+    }
+    text.push_str(
+        "  body =\n    <Button label=\"Set\"\n      onTapped=handler Button.Tapped action@1:Button.Tapped owner Wide =>\n\
+         \x20       <Wide.Update s0=1 />\n    >\n    </Button>\n\nrecord Wide.Update update of Wide\n",
+    );
+    for at in 0..fields {
+        text.push_str(&format!("  s{at}: int\n"));
+    }
+    instance_program(&[&text], 5, &["Wide"], &["Button.Tapped"]).expect("the wide component assembles")
+}
+
+#[test]
+fn a_dispatch_looks_up_thousands_of_state_fields_in_linear_work() {
+    // Each of 8 taps binds the 3,000 state fields in the handler's frame, patches one and
+    // normalizes the state; the body's frame takes them again. Found one by one in a scan, the
+    // look-ups alone would be 8 × 3,000² = 72,000,000 comparisons, 31 times the bound.
+    let case = wide_component(3_000);
+    let (init, _) = initialize_component(&case.program, "Wide", &[], ComponentInit::default(), &budget(1_000_000)).expect("Wide starts");
+    let tap = HostValue::Record(HostRecord::new(Some("Button.Tapped")));
+    let entry = invocation(&init.instance.tokens()[0], &tap);
+    let batch: Vec<&HostValue> = (0..8).map(|_| &entry).collect();
+    let (result, paid) = dispatch_paid(&case.program, &init.instance, &batch, &budget(1_000_000));
+    let (done, _) = result.expect("eight taps");
+    assert_eq!(done.instance.tokens().len(), 1);
+    work_bound(paid).expect("within the bound");
+    // The work is a few units a field for each of the 8 patches, not thousands.
+    assert!(paid.work < 8 * 3_000 * 20, "{paid:?}");
+}
+
+#[test]
+fn a_host_patch_of_thousands_of_state_fields_is_merged_in_linear_work() {
+    let case = wide_component(3_000);
+    let names: Vec<String> = (0..3_000).map(|at| format!("s{at}")).collect();
+    let zero = HostValue::Int(0);
+    let current: Vec<(&str, &HostValue)> = names.iter().map(|name| (name.as_str(), &zero)).collect();
+    let mut patch = HostRecord::new(Some("Wide.Update"));
+    for name in names.iter().rev() {
+        patch = patch.with(name, HostValue::Int(1));
+    }
+    let (state, usage) =
+        apply_component_state_patch(&case.program, "Wide", &current, &HostValue::Record(patch), &budget(1_000_000)).expect("patched");
+    let HostValue::Record(state) = state else { panic!("a state record") };
+    assert_eq!(state.fields.len(), 3_000);
+    assert!(state.fields.iter().all(|(_, value)| *value == HostValue::Int(1)));
+    // Input: 3,000 fields of current state and 3,000 of patch, each a name and a value.
+    let paid = Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input: 12_002, free_copies: last_call_free_copies() };
+    work_bound(paid).expect("within the bound");
+    assert!(paid.work < 6_000 * 20, "{paid:?}");
 }

@@ -3,6 +3,7 @@
 //! nesting walk a patched state must pass (ir-format §4.12, §8; the reference's checks, codes,
 //! messages and charges, in its order).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -13,7 +14,7 @@ use super::super::cost::{limit_error, MAX_VALUE_NESTING};
 use super::super::host::{HostValue, HostValueSink};
 use super::super::machine::{Cx, Frame, Machine, Tokens};
 use super::super::normalize::Path;
-use super::super::value::{Handler, Name, Record, Value};
+use super::super::value::{Handler, Name, Record, Value, INDEXED_FIELDS};
 
 /// A component of the entry module, found by name: its declaration index and declaration.
 pub(crate) type Found<'p> = (u32, &'p CDecl);
@@ -167,8 +168,10 @@ impl<'p> Machine<'p> {
         self.copied_frame(hcx, handler.node, handler.capture.len())?;
         let mut frame: Frame = handler.capture.clone();
         if let Some((props, state_fields, state)) = live {
+            let index = NameIndex::new(self, state.iter().map(|(name, _)| name), state_fields.len());
             for (offset, field) in state_fields.iter().enumerate() {
-                let value = state.iter().find(|(name, _)| Name::ptr_eq(name, &field.name)).map_or_else(Value::empty, |(_, v)| v.clone());
+                let found = index.find(self, || state.iter().map(|(name, _)| name), &field.name);
+                let value = found.map_or_else(Value::empty, |at| state[at].1.clone());
                 self.bind(hcx, &mut frame, (props.len() + offset) as u32, value)?;
             }
         }
@@ -248,21 +251,31 @@ impl<'p> Machine<'p> {
                 format!("Cannot apply '{named}' to {name} state; only '{expected}' patches it."),
             ));
         }
+        // Many names: each found through an index of the names it is looked for among, so the
+        // work is linear in the fields patched, declared and held, not their products.
+        let declared = NameIndex::new(self, state.iter().map(|field| &field.name), patch.fields.len());
         let mut merged: Vec<(Name, Value)> = current.to_vec();
+        self.tally(merged.len() as u64 + 1);
+        let mut held = NameIndex::new(self, current.iter().map(|(key, _)| key), patch.fields.len());
         for (key, value) in &patch.fields {
-            let Some(field) = state.iter().find(|f| *f.name == **key) else {
+            let Some(at) = declared.find(self, || state.iter().map(|field| &field.name), key) else {
                 return Err(IrError::new(codes::STATE_FIELD, format!("Unknown {name} state field '{key}'.")));
             };
-            match merged.iter_mut().find(|(k, _)| **k == *field.name) {
-                Some(entry) => entry.1 = value.clone(),
-                None => merged.push((Name::clone(&field.name), value.clone())),
+            let field = &state[at];
+            match held.find(self, || merged.iter().map(|(key, _)| key), &field.name) {
+                Some(at) => merged[at].1 = value.clone(),
+                None => {
+                    held.add(&field.name, merged.len());
+                    merged.push((Name::clone(&field.name), value.clone()));
+                }
             }
         }
         let label = format!("{name} state");
         let mut frame = Frame::new();
         let next = self.normalize_fields(entry_cx(index), state, &merged, &mut frame, &Path::Root(&label), true)?;
+        let patched = NameIndex::new(self, patch.fields.iter().map(|(key, _)| key), next.len());
         for (field, value) in &next {
-            if patch.fields.iter().any(|(key, _)| **key == **field) {
+            if patched.find(self, || patch.fields.iter().map(|(key, _)| key), field).is_some() {
                 depths.check(self, value)?;
             }
         }
@@ -270,10 +283,57 @@ impl<'p> Machine<'p> {
     }
 }
 
+/// Where names are among a list of them, compared by text: the list scanned when few names are
+/// looked for or the list is short, else through an index of its names (each name's first
+/// position). Either way the work is tallied.
+pub(crate) struct NameIndex<'n>(Option<HashMap<&'n str, usize>>);
+
+impl<'n> NameIndex<'n> {
+    /// An index of `names` when `lookups` look-ups would scan it more than a few times over.
+    pub(crate) fn new(machine: &mut Machine<'_>, names: impl ExactSizeIterator<Item = &'n Name>, lookups: usize) -> NameIndex<'n> {
+        if names.len() <= INDEXED_FIELDS || lookups <= INDEXED_FIELDS {
+            return NameIndex(None);
+        }
+        let mut index = HashMap::with_capacity(names.len());
+        let mut units = 1;
+        for (at, name) in names.enumerate() {
+            units += 1 + name.len() as u64 / 64;
+            index.entry(&**name).or_insert(at);
+        }
+        machine.tally(units);
+        NameIndex(Some(index))
+    }
+
+    /// Notes `name` at `at`, where it was added to the list (when indexed, and not already there).
+    pub(crate) fn add(&mut self, name: &'n Name, at: usize) {
+        if let Some(index) = &mut self.0 {
+            index.entry(&**name).or_insert(at);
+        }
+    }
+
+    /// The first position of `name` among `names` (the list the index was made of; made only
+    /// to be scanned, since making some lists is tallied as a scan).
+    pub(crate) fn find<'a, I: Iterator<Item = &'a Name>>(&self, machine: &mut Machine<'_>, names: impl FnOnce() -> I, name: &str) -> Option<usize> {
+        match &self.0 {
+            Some(index) => {
+                machine.tally(1 + name.len() as u64 / 64);
+                index.get(name).copied()
+            }
+            None => {
+                let mut scanned = 0;
+                let found = names().inspect(|_| scanned += 1).position(|candidate| **candidate == *name);
+                machine.tally(scanned + 1);
+                found
+            }
+        }
+    }
+}
+
 /// The check that a patched state nests no deeper than a host value may (256 levels, a
-/// handler's capture counting as one), made by the runtime for free. It walks only what a patch
-/// supplied and remembers, for the call, how deep each allocation held in more than one place
-/// was found to nest, so a large value supplied again is not walked again.
+/// handler's capture counting as one), made by the runtime for free (its work tallied, a unit a
+/// value visited). It walks only what a patch supplied and remembers, for the call, how deep
+/// each allocation held in more than one place was found to nest, so a large value supplied
+/// again is not walked again.
 #[derive(Default)]
 pub(crate) struct Depths {
     /// Levels below and including each remembered allocation, with the value (kept alive so its
@@ -290,14 +350,15 @@ fn nesting_error() -> IrError {
 }
 
 impl Depths {
-    pub(crate) fn check(&mut self, machine: &Machine<'_>, value: &Value) -> IrResult<()> {
+    pub(crate) fn check(&mut self, machine: &mut Machine<'_>, value: &Value) -> IrResult<()> {
         self.levels_of(machine, value, 1).map(|_| ())
     }
 
-    fn levels_of(&mut self, machine: &Machine<'_>, value: &Value, depth: u32) -> IrResult<u32> {
+    fn levels_of(&mut self, machine: &mut Machine<'_>, value: &Value, depth: u32) -> IrResult<u32> {
         if depth > MAX_VALUE_NESTING {
             return Err(nesting_error());
         }
+        machine.tally(1);
         let (address, shared) = match value {
             Value::Seq(items) => (Rc::as_ptr(items) as *const u8 as usize, Rc::strong_count(items) > 1),
             Value::Record(record) => (Rc::as_ptr(record) as *const u8 as usize, Rc::strong_count(record) > 1),

@@ -29,7 +29,7 @@ use super::value::{Name, Record, Value};
 use super::{begin, with_machine, CompiledProgram, HostCall};
 
 use held::{Freezer, Held, HeldHandler, Thawer};
-use lifecycle::{entry_cx, parts, Depths, Joined};
+use lifecycle::{entry_cx, parts, Depths, Joined, NameIndex};
 
 /// A component instance: what dispatch runs a batch against. Never changed: every dispatch
 /// returns a new one and the one given stays valid (for a retry). Shareable between threads.
@@ -352,6 +352,7 @@ fn resolve_in(
     if !machine.stack_ok() {
         return Err(machine.value_stack_error());
     }
+    machine.tally(1);
     match value {
         Value::Seq(items) => {
             let mut changed: Option<Vec<Value>> = None;
@@ -499,6 +500,20 @@ pub fn dispatch_component_actions_with<K: HostValueSink>(
         let mut working = thawer.fields(machine, &data.state)?;
         let mut effects: Vec<Value> = Vec::new();
         let mut depths = Depths::default();
+        // What an action entry is looked up among, indexed for a long batch (`NameIndex`): the
+        // records the component emits (by name) and the handlers the parent bound.
+        let prog = machine.prog;
+        let emitted: Vec<(&Name, &Name, u32, u32)> = shape
+            .emits
+            .iter()
+            .filter_map(|(emit, target)| match target {
+                super::compiled::Target::Decl { module, decl } => Some((&prog.decl(*module, *decl).name, emit, *module, *decl)),
+                _ => None,
+            })
+            .collect();
+        machine.tally(shape.emits.len() as u64 + 1);
+        let emitted_index = NameIndex::new(machine, emitted.iter().map(|(record, ..)| *record), batch.len());
+        let bound_index = NameIndex::new(machine, data.handler_props.iter().map(|(prop, _)| prop), batch.len());
         for (position, entry) in batch.iter().enumerate() {
             let entry = machine.read_host(entry, 0)?;
             let Value::Record(object) = &entry else {
@@ -547,13 +562,8 @@ pub fn dispatch_component_actions_with<K: HostValueSink>(
                     format!("Expected dispatch entry {position} to be an action record with a '$type' discriminator."),
                 ));
             };
-            let emitted = shape.emits.iter().find_map(|(emit, target)| match target {
-                super::compiled::Target::Decl { module, decl } if *machine.prog.decl(*module, *decl).name == *type_name => {
-                    Some((emit, *module, *decl))
-                }
-                _ => None,
-            });
-            let Some((emit, am, ad)) = emitted else {
+            let at = emitted_index.find(machine, || emitted.iter().map(|(record, ..)| *record), type_name);
+            let Some(&(_, emit, am, ad)) = at.map(|at| &emitted[at]) else {
                 return Err(IrError::new(
                     codes::COMPONENT_ACTION,
                     format!("Component '{name}' does not emit '{type_name}'."),
@@ -561,7 +571,7 @@ pub fn dispatch_component_actions_with<K: HostValueSink>(
             };
             let action = machine.normalize_action(am, ad, object, &Joined(&type_name, " action"))?;
             let property = format!("on{emit}");
-            let bound = data.handler_props.iter().find(|(key, _)| **key == *property);
+            let bound = bound_index.find(machine, || data.handler_props.iter().map(|(prop, _)| prop), &property).map(|at| &data.handler_props[at]);
             if let (Some((_, held)), Value::Record(action)) = (bound, &action) {
                 let handler = thawer.handler(machine, held)?;
                 effects.extend(machine.invoke_handler(&handler, action, None)?);
@@ -571,11 +581,12 @@ pub fn dispatch_component_actions_with<K: HostValueSink>(
         // instance holds no value for is an empty optional.
         let props = thawer.fields(machine, &data.props)?;
         let mut frame: Frame = Vec::with_capacity(shape.props.len() + shape.state.len());
-        for field in shape.props {
-            frame.push(Some(props.iter().find(|(n, _)| **n == *field.name).map_or_else(Value::empty, |(_, v)| v.clone())));
-        }
-        for field in shape.state {
-            frame.push(Some(working.iter().find(|(n, _)| **n == *field.name).map_or_else(Value::empty, |(_, v)| v.clone())));
+        for (fields, held) in [(shape.props, &props), (shape.state, &working)] {
+            let index = NameIndex::new(machine, held.iter().map(|(name, _)| name), fields.len());
+            for field in fields {
+                let at = index.find(machine, || held.iter().map(|(name, _)| name), &field.name);
+                frame.push(Some(at.map_or_else(Value::empty, |at| held[at].1.clone())));
+            }
         }
         let generation = data.generation.saturating_add(1);
         let cx = entry_cx(index);

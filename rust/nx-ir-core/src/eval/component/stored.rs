@@ -31,7 +31,7 @@ use super::super::machine::{Frame, Machine};
 use super::super::normalize::Path;
 use super::super::value::{Name, Text, Value};
 use super::held::{unchanged, Freezer, Held, HeldHandler, HeldRecord, Thawer};
-use super::lifecycle::{entry_cx, parts, Joined};
+use super::lifecycle::{entry_cx, parts, Joined, NameIndex};
 use super::{ComponentInstance, InstanceData};
 
 /// How deeply the values of a stored instance may nest, a handler's capture counting as a level.
@@ -253,9 +253,9 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
     let data = InstanceData {
         program: Arc::clone(&program.images),
         component: Name::clone(name),
-        props: keep_read(&mut freezer, &thawer, &props, &read_props)?.into(),
+        props: keep_read(&mut machine, &mut freezer, &thawer, &props, &read_props)?.into(),
         handler_props: bound.into(),
-        state: keep_read(&mut freezer, &thawer, &state, &read_state)?,
+        state: keep_read(&mut machine, &mut freezer, &thawer, &state, &read_state)?,
         handlers,
         generation: stored.generation,
     };
@@ -265,11 +265,19 @@ fn restore(program: &CompiledProgram, stored: Stored) -> IrResult<ComponentInsta
 /// The checked fields `checked` as the instance holds them: a field checking left as it was
 /// read is the very value read, still one with the handlers' captures that hold it (the stored
 /// form wrote it once); the others are frozen anew.
-fn keep_read(freezer: &mut Freezer, thawer: &Thawer, checked: &[(Name, Value)], read: &[(Name, Held)]) -> IrResult<Box<[(Name, Held)]>> {
+fn keep_read(
+    machine: &mut Machine<'_>,
+    freezer: &mut Freezer,
+    thawer: &Thawer,
+    checked: &[(Name, Value)],
+    read: &[(Name, Held)],
+) -> IrResult<Box<[(Name, Held)]>> {
+    let index = NameIndex::new(machine, read.iter().map(|(name, _)| name), checked.len());
     checked
         .iter()
         .map(|(name, value)| {
-            let held = match read.iter().find(|(read_name, _)| read_name == name) {
+            let at = index.find(machine, || read.iter().map(|(name, _)| name), name);
+            let held = match at.map(|at| &read[at]) {
                 Some((_, held)) if unchanged(thawer, value, held) => held.clone(),
                 _ => freezer.value(value, 0)?,
             };
