@@ -133,7 +133,8 @@ fn too_deep() -> IrError {
 #[derive(Default)]
 pub(crate) struct Freezer {
     seen: AddressMap<Held>,
-    /// Work units (`eval::work`): one a value asked for, one a field name.
+    /// Work units (`eval::work`): one a value asked for, one a name or slot of each record or
+    /// handler made.
     pub units: u64,
 }
 
