@@ -143,3 +143,31 @@ fn a_host_patch_of_thousands_of_state_fields_is_merged_in_linear_work() {
     work_bound(paid).expect("within the bound");
     assert!(paid.work < 6_000 * 20, "{paid:?}");
 }
+
+#[test]
+fn props_are_told_from_handler_props_among_thousands_of_emits_in_linear_work() {
+    // Each `on…` prop is looked up among the component's emits; 3,000 of them against 3,000
+    // emits, scanned one by one, would be 9,000,000 comparisons for one call.
+    let mut text = String::from(
+        "module emits.nx fingerprint 1\nrequires update-records-v1 property-unions-v1 action-handlers-v1\n\
+         entrypoints functions [] components [Loud]\n\ncomponent Loud\n  emits\n",
+    );
+    for at in 0..3_000 {
+        text.push_str(&format!("    E{at} = Loud.E{at}\n"));
+    }
+    text.push_str("  body =\n    1\n");
+    for at in 0..3_000 {
+        text.push_str(&format!("\nrecord Loud.E{at}\n"));
+    }
+    let case = instance_program(&[&text], 5, &["Loud"], &[]).expect("the component of 3,000 emits assembles");
+    let names: Vec<String> = (0..3_000).map(|at| format!("onX{at}")).collect();
+    let one = HostValue::Int(1);
+    let props: Vec<(&str, &HostValue)> = names.iter().map(|name| (name.as_str(), &one)).collect();
+    let error = initialize_component(&case.program, "Loud", &props, ComponentInit::default(), &budget(1_000_000))
+        .expect_err("no emit answers onX0, so it is an unknown prop");
+    assert_eq!(error.code(), codes::BOUNDARY_FIELD, "{error}");
+    // Input: 3,000 props, each a name and a value.
+    let paid = Paid { work: last_call_work(), operations: 0, input: 6_001, free_copies: last_call_free_copies() };
+    work_bound(paid).expect("within the bound");
+    assert!(paid.work < 3_000 * 20, "{paid:?}");
+}

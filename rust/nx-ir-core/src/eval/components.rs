@@ -16,6 +16,7 @@ use crate::error::{codes, IrError, IrResult};
 
 use super::compiled::CDeclKind;
 use super::machine::{Cx, Frame, Machine};
+use super::name_index::NameIndex;
 use super::normalize::Path;
 use super::value::{set_field, Name, Record, Value};
 
@@ -28,13 +29,14 @@ impl Machine<'_> {
     /// its props' defaults nest below it.
     #[inline(never)]
     pub(crate) fn split_handler_props(
-        &self,
+        &mut self,
         module: u32,
         decl: u32,
         input: impl IntoIterator<Item = (Name, Value)>,
         path: &dyn fmt::Display,
     ) -> IrResult<SplitProps> {
-        let declaration = self.prog.decl(module, decl);
+        let prog = self.prog;
+        let declaration = prog.decl(module, decl);
         let name = &declaration.name;
         let CDeclKind::Component { emits, key, .. } = &declaration.kind else {
             return Err(IrError::new(codes::COMPONENT, "The declaration is not a component."));
@@ -42,8 +44,10 @@ impl Machine<'_> {
         let input = input.into_iter();
         let mut plain = Vec::with_capacity(input.size_hint().0);
         let mut handlers = Vec::new();
+        let index = NameIndex::new(self, emits.iter().map(|(emit, _)| emit), input.size_hint().0);
         for (prop, value) in input {
-            let emit = prop.strip_prefix("on").and_then(|rest| emits.iter().find(|(emit, _)| **emit == *rest));
+            let at = prop.strip_prefix("on").and_then(|rest| index.find(self, || emits.iter().map(|(emit, _)| emit), rest));
+            let emit = at.map(|at| &emits[at]);
             let Some((emit, _)) = emit else {
                 if matches!(value, Value::Handler(_)) {
                     return Err(IrError::new(

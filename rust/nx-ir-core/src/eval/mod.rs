@@ -37,6 +37,7 @@ mod intrinsic;
 pub mod json;
 mod machine;
 mod name;
+mod name_index;
 mod normalize;
 mod output;
 pub mod profile;

@@ -29,7 +29,8 @@ use super::value::{Name, Record, Value};
 use super::{begin, with_machine, CompiledProgram, HostCall};
 
 use held::{Freezer, Held, HeldHandler, Thawer};
-use lifecycle::{entry_cx, parts, Depths, Joined, NameIndex};
+use super::name_index::NameIndex;
+use lifecycle::{entry_cx, parts, Depths, Joined};
 
 /// A component instance: what dispatch runs a batch against. Never changed: every dispatch
 /// returns a new one and the one given stays valid (for a retry). Shareable between threads.

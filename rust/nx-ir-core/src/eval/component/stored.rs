@@ -31,7 +31,8 @@ use super::super::machine::{Frame, Machine};
 use super::super::normalize::Path;
 use super::super::value::{Name, Text, Value};
 use super::held::{unchanged, Freezer, Held, HeldHandler, HeldRecord, Thawer};
-use super::lifecycle::{entry_cx, parts, Joined, NameIndex};
+use super::super::name_index::NameIndex;
+use super::lifecycle::{entry_cx, parts, Joined};
 use super::{ComponentInstance, InstanceData};
 
 /// How deeply the values of a stored instance may nest, a handler's capture counting as a level.
