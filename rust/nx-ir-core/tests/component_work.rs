@@ -8,7 +8,9 @@ use nx_ir_core::error::codes;
 use nx_ir_core::eval::component::{apply_component_state_patch, initialize_component, ComponentInit, ComponentInstance};
 use nx_ir_core::eval::{last_call_free_copies, last_call_work, HostRecord, HostValue, Limits};
 use nx_ir_core::testing::fuzz::{work_bound, Paid};
-use nx_ir_core::testing::instances::{dispatch_paid, dispatch_within_bound, fuzz_programs, instance_program, invocation, InstanceProgram};
+use nx_ir_core::testing::instances::{
+    dispatch_paid, dispatch_within_bound, fuzz_programs, initialize_paid, instance_program, invocation, InstanceProgram,
+};
 
 fn budget(operations: u64) -> Limits {
     Limits { max_operations: Some(operations), ..Limits::default() }
@@ -170,4 +172,45 @@ fn props_are_told_from_handler_props_among_thousands_of_emits_in_linear_work() {
     let paid = Paid { work: last_call_work(), operations: 0, input: 6_001, free_copies: last_call_free_copies() };
     work_bound(paid).expect("within the bound");
     assert!(paid.work < 3_000 * 20, "{paid:?}");
+}
+
+/// The values of every `field` member of the records in `value`, in order.
+fn members<'v>(value: &'v HostValue, field: &str, found: &mut Vec<&'v HostValue>) {
+    match value {
+        HostValue::List(items) => items.iter().for_each(|item| members(item, field, found)),
+        HostValue::Record(record) => {
+            for (name, member) in &record.fields {
+                if name == field {
+                    found.push(member);
+                } else {
+                    members(member, field, found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+#[cfg_attr(nx_ir_no_corpus, ignore = "needs the NX IR conformance corpus: set NX_IR_CONFORMANCE to it (rust/nx-ir-core/build.rs)")]
+fn a_child_initialized_with_its_parents_handlers_keeps_work_within_the_bound() {
+    // The corpus `handlers` program: `Page` renders two `SearchBox`es, each given a handler.
+    let programs = fuzz_programs();
+    let case = programs.iter().find(|case| case.components.iter().any(|c| c == "Page")).expect("the corpus handlers program");
+    let (page, _) = initialize_paid(&case.program, "Page", &[], None, &budget(100_000));
+    let page = page.expect("Page starts");
+    let mut handlers = Vec::new();
+    members(&page.output, "onSearchSubmitted", &mut handlers);
+    assert_eq!(handlers.len(), 2, "Page's output: {:?}", page.output);
+    for handler in handlers {
+        let props = [("onSearchSubmitted", handler)];
+        for operations in [100_000, 40, 3, 1] {
+            let (result, paid) = initialize_paid(&case.program, "SearchBox", &props, Some(&page.instance), &budget(operations));
+            work_bound(paid).unwrap_or_else(|message| panic!("SearchBox under {operations} operations: {message}"));
+            assert!(paid.input > 3, "the parent's held values were not counted: {paid:?}");
+            if operations == 100_000 {
+                result.expect("SearchBox starts with Page's handler");
+            }
+        }
+    }
 }

@@ -10,7 +10,7 @@ use crate::error::codes;
 use crate::eval::component::stored::{restore_component_instance, restore_component_instance_json};
 use crate::eval::component::{dispatch_component_actions, initialize_component, ComponentInit, ComponentInstance};
 use crate::error::IrResult;
-use crate::eval::component::{dispatch_component_actions_with, Dispatched};
+use crate::eval::component::{dispatch_component_actions_with, initialize_component_with, Dispatched, Initialized};
 use crate::eval::{
     last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostCall, HostRecord, HostValue, HostValueBuilder, Limits, Usage,
 };
@@ -116,6 +116,26 @@ pub fn dispatch_paid(
     let (work, free_copies) = (last_call_work(), last_call_free_copies());
     let input = batch.iter().map(|entry| measure_input_size(entry, None).unwrap_or(0)).sum::<u64>() + instance.held_size();
     (result.map(|done| (done, usage)), Paid { work, operations: usage.operations.unwrap_or(0), input, free_copies })
+}
+
+/// An initialization of component `name` from `props` (with `parent`'s handlers for its
+/// `ActionHandler` records) under `limits`, with what it did and was paid: its input is the
+/// props' size (measured here in full) and, with a parent, the parent's held values, which
+/// resolving the props' handlers thaws.
+pub fn initialize_paid(
+    program: &CompiledProgram,
+    name: &str,
+    props: &[(&str, &HostValue)],
+    parent: Option<&ComponentInstance>,
+    limits: &Limits,
+) -> (IrResult<Initialized<HostValue>>, Paid) {
+    let mut usage = Usage::default();
+    let init = ComponentInit { parent, state: None };
+    let result = initialize_component_with(program, name, props, init, limits, &mut HostValueBuilder, &mut usage, HostCall::default());
+    let (work, free_copies) = (last_call_work(), last_call_free_copies());
+    let measured = props.iter().map(|(_, value)| 1 + measure_input_size(value, None).unwrap_or(0)).sum::<u64>();
+    let input = 1 + measured + parent.map_or(0, ComponentInstance::held_size);
+    (result, Paid { work, operations: usage.operations.unwrap_or(0), input, free_copies })
 }
 
 /// [`dispatch_paid`], asserting the work bound (`testing::fuzz::work_bound`).
