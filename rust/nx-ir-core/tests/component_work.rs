@@ -42,11 +42,9 @@ fn every_dispatch_of_the_fuzz_programs_lifecycles_keeps_work_within_the_bound() 
     let mut checked = 0;
     for case in &programs {
         for component in &case.components {
-            let initialized = initialize_component(&case.program, component, &[], ComponentInit::default(), &budget(100_000));
-            let Ok((init, usage)) = initialized else { continue };
-            // No props and no parent: its input is 1.
-            let paid = Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input: 1, free_copies: last_call_free_copies() };
+            let (initialized, paid) = initialize_paid(&case.program, component, &[], None, &budget(100_000));
             work_bound(paid).unwrap_or_else(|message| panic!("initializing {component}: {message}"));
+            let Ok(init) = initialized else { continue };
             let mut level = vec![init.instance];
             for _ in 0..3 {
                 let mut following = Vec::new();

@@ -26,17 +26,16 @@
 
 use super::check_image;
 use crate::error::IrError;
-use crate::eval::component::{initialize_component_with, ComponentInit};
 use crate::eval::json::to_json;
 use crate::eval::{
     call_function_with, evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CallArguments, CompiledProgram, Evaluation,
-    HostCall, HostRecord, HostValue, HostValueBuilder, Limits, Usage,
+    HostRecord, HostValue, HostValueBuilder, Limits, Usage,
 };
 use crate::explain::explain_image;
 use crate::image::PreparedModule;
 use crate::link::{LinkOptions, Program};
 use crate::model::{Constant, Decl, Field, Module, Node, Prop};
-use crate::testing::instances::{dispatch_paid, invocation};
+use crate::testing::instances::{dispatch_paid, initialize_paid, invocation};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -642,7 +641,7 @@ pub fn work_of_case(data: &[u8]) -> Option<Paid> {
 /// each time every handler of its latest output (at most four, each twice) with an action record
 /// of the type the handler names; all under the call's budget, with no input limit. What each
 /// call did and was paid, a dispatch's instance counted as its input
-/// ([`crate::testing::instances::dispatch_paid`]).
+/// ([`crate::testing::instances::initialize_paid`], [`crate::testing::instances::dispatch_paid`]).
 pub fn component_work_of_case(data: &[u8]) -> Vec<Paid> {
     let Some(case) = prepared_case(data) else { return Vec::new() };
     let names = case.program.entry().component_entrypoints();
@@ -650,11 +649,8 @@ pub fn component_work_of_case(data: &[u8]) -> Vec<Paid> {
     let limits = Limits { max_input_size: None, ..case.call.limits.clone() };
     let props: Vec<(&str, &HostValue)> =
         case.call.args.iter().filter(|(name, _)| !name.is_empty()).map(|(name, value)| (name.as_str(), value)).collect();
-    let mut usage = Usage::default();
-    let started =
-        initialize_component_with(&case.compiled, name, &props, ComponentInit::default(), &limits, &mut HostValueBuilder, &mut usage, HostCall::default());
-    let input = 1 + props.iter().map(|(_, value)| measure_input_size(value, None).unwrap_or(0)).sum::<u64>();
-    let mut paid = vec![Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input, free_copies: last_call_free_copies() }];
+    let (started, initialized) = initialize_paid(&case.compiled, name, &props, None, &limits);
+    let mut paid = vec![initialized];
     let Ok(started) = started else { return paid };
     let (mut output, mut instance) = (started.output, started.instance);
     for _ in 0..2 {
