@@ -119,3 +119,52 @@ fn a_shared_value_unequal_to_itself_is_still_in_the_diff() {
         assert_eq!(call(&program, "diffed", &[x, y, w]), ["f3".to_string(), format!("f{nan}"), "f5".to_string()], "{width} fields");
     }
 }
+
+/// The smallest memory ceiling under which `merge` of two wide records succeeds, for a few
+/// widths (half of each record's fields shared with the other's).
+fn merge_memory_thresholds(program: &CompiledProgram) -> Vec<u64> {
+    [100usize, 700, 3000]
+        .iter()
+        .map(|&width| {
+            let held = names(0..width);
+            let more = names(width / 2..width / 2 + width);
+            let x = record("Opt", &held.iter().map(|name| (name.as_str(), HostValue::Int(1))).collect::<Vec<_>>());
+            let y = record("Opt", &more.iter().map(|name| (name.as_str(), HostValue::Int(2))).collect::<Vec<_>>());
+            let fits = |max_memory: u64| {
+                let limits = Limits { max_memory, ..Limits::with_budget(1_000_000) };
+                evaluate_function_with(program, "merged", &[Some(&x), Some(&y), Some(&x)], &limits, &mut HostValueBuilder, &mut Usage::default()).is_ok()
+            };
+            let (mut refused, mut fitted) = (0u64, 1u64 << 30);
+            assert!(fits(fitted), "{width} fields under 1 GiB");
+            while fitted - refused > 1 {
+                let mid = refused + (fitted - refused) / 2;
+                *(if fits(mid) { &mut fitted } else { &mut refused }) = mid;
+            }
+            fitted
+        })
+        .collect()
+}
+
+/// A wide record's names are hashed under a fixed key: the trie they make, and so the bytes a
+/// call is charged against the memory ceiling, are the same in every process. (Under a key
+/// drawn per process, one call's ceiling moved by a few kilobytes from run to run, so a call
+/// near it passed or failed by chance.) The test runs itself again in a child process and
+/// compares.
+#[test]
+fn a_wide_record_is_charged_the_same_memory_in_every_process() {
+    const CHILD: &str = "NX_WIDE_RECORDS_CHILD";
+    let thresholds = merge_memory_thresholds(&program());
+    if std::env::var_os(CHILD).is_some() {
+        println!("thresholds {thresholds:?}");
+        return;
+    }
+    let name = "a_wide_record_is_charged_the_same_memory_in_every_process";
+    let child = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("runs");
+    let out = String::from_utf8_lossy(&child.stdout);
+    assert!(child.status.success(), "{out}");
+    assert!(out.contains(&format!("thresholds {thresholds:?}")), "this process: {thresholds:?}; the child's output: {out}");
+}

@@ -8,8 +8,12 @@
 //!   left empty is dropped, so a scan reads 16 slots per node that holds a field. Each node
 //!   keeps how many fields it holds and how many are plain (equal to themselves at one charge),
 //!   so `diff` of two copies charges what they share without visiting it ([`Wide::walk`]).
-//! - the names: a hash trie from each name (its text hashed with a per-process random key, so
-//!   nobody can choose colliding names) to its insertion number.
+//! - the names: a hash trie from each name (its text hashed by SipHash-1-3 under a fixed key) to
+//!   its insertion number. The key is fixed, not random per process, because the trie's shape
+//!   is counted: the work tallied and the bytes charged to the memory ceiling must be the same
+//!   for one call in every process. Names chosen to collide cost their chooser 16 times more
+//!   search per level they share, and buy at most 16 levels (64 bits of hash, then a scanned
+//!   bucket): every step of a deeper path is tallied and every node it copies charged.
 //!
 //! Setting, adding or clearing a field copies at most 16 entries per level and a lookup reads
 //! one entry per level: O(log₁₆ n) for n fields ever added along the record's history. Every
@@ -19,9 +23,9 @@
 //! [`WIDE_FIELDS`]: super::value::WIDE_FIELDS
 
 use std::cell::Cell;
-use std::hash::{BuildHasher, RandomState};
 use std::rc::Rc;
-use std::sync::OnceLock;
+
+use siphasher::sip::SipHasher13;
 
 use super::value::{Name, Value};
 
@@ -357,10 +361,12 @@ fn insert(node: &mut Rc<TrieNode>, shift: u32, hash: u64, name: Name, seq: u64, 
     node.entries[at] = Entry::Node(next);
 }
 
+/// The key of [`name_hash`]: any fixed value; these are the first 128 bits of π's fraction.
+const NAME_KEY: (u64, u64) = (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344);
+
 fn name_hash(name: &str) -> u64 {
-    static KEY: OnceLock<RandomState> = OnceLock::new();
     tally(1 + name.len() as u64 / 64);
-    KEY.get_or_init(RandomState::new).hash_one(name)
+    SipHasher13::new_with_keys(NAME_KEY.0, NAME_KEY.1).hash(name.as_bytes())
 }
 
 /// The fields of a wide record: see the module's documentation.
@@ -597,5 +603,29 @@ mod tests {
         }
         assert_eq!((wide.len(), wide.slots.nodes, wide.iter().count()), (0, 0, 0));
         assert_eq!(shared.iter().count(), 4096);
+    }
+
+    #[test]
+    fn names_chosen_to_share_hash_digits_are_found_a_level_per_shared_digit() {
+        // What anyone who knows the fixed key can do: search for names whose hashes agree in
+        // their first 16 bits (four levels of the trie), about 65,536 candidates a name.
+        let target = name_hash("c0") & 0xffff;
+        let chosen: Vec<String> = (0..).map(|i| format!("c{i}")).filter(|n| name_hash(n) & 0xffff == target).take(40).collect();
+        let plain: Vec<String> = (0..200).map(|i| format!("f{i}")).collect();
+        let all: Vec<&String> = chosen.iter().zip(&plain).flat_map(|(c, p)| [c, p]).chain(&plain[chosen.len()..]).collect();
+        let wide = Wide::from_fields(all.iter().enumerate().map(|(i, n)| (Name::counted(n), Value::Int(i as i64))).collect());
+        assert_eq!(keys(&wide), all.iter().map(|n| n.to_string()).collect::<Vec<_>>());
+        for (i, n) in all.iter().enumerate() {
+            let before = work_done();
+            assert!(matches!(wide.get(n), Some(Value::Int(v)) if *v == i as i64), "{n}");
+            let work = work_done() - before;
+            // A unit to hash, one a level: the chosen names go at least five levels down, and no
+            // name more than the 16 levels a 64-bit hash has.
+            assert!(work <= 1 + 17, "{n}: {work}");
+            if chosen.contains(n) {
+                assert!(work >= 1 + 5, "{n}: {work}");
+            }
+        }
+        assert!(wide.get("c-1").is_none());
     }
 }
