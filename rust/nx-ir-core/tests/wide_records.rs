@@ -5,6 +5,8 @@
 //! `changed` of a `diff` from an empty record, which lists the undeclared fields in the order the
 //! diff holds them: the result's. Each width is checked below and above the 64-field threshold.
 
+mod support;
+
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::eval::{evaluate_function_with, CompiledProgram, HostRecord, HostValue, HostValueBuilder, Limits, ModelProgram, Usage};
 
@@ -148,23 +150,9 @@ fn merge_memory_thresholds(program: &CompiledProgram) -> Vec<u64> {
 /// A wide record's names are hashed under a fixed key: the trie they make, and so the bytes a
 /// call is charged against the memory ceiling, are the same in every process. (Under a key
 /// drawn per process, one call's ceiling moved by a few kilobytes from run to run, so a call
-/// near it passed or failed by chance.) The test runs itself again in a child process and
-/// compares.
+/// near it passed or failed by chance.)
 #[test]
 fn a_wide_record_is_charged_the_same_memory_in_every_process() {
-    const CHILD: &str = "NX_WIDE_RECORDS_CHILD";
     let thresholds = merge_memory_thresholds(&program());
-    if std::env::var_os(CHILD).is_some() {
-        println!("thresholds {thresholds:?}");
-        return;
-    }
-    let name = "a_wide_record_is_charged_the_same_memory_in_every_process";
-    let child = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .output()
-        .expect("runs");
-    let out = String::from_utf8_lossy(&child.stdout);
-    assert!(child.status.success(), "{out}");
-    assert!(out.contains(&format!("thresholds {thresholds:?}")), "this process: {thresholds:?}; the child's output: {out}");
+    support::process::same_in_a_child("a_wide_record_is_charged_the_same_memory_in_every_process", &format!("thresholds {thresholds:?}"));
 }

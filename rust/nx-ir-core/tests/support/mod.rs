@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod process;
 pub mod programs6;
 
 use nx_ir_core::model::{
