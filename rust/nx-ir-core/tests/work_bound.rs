@@ -14,7 +14,7 @@ mod support;
 use std::path::Path;
 
 use nx_ir_core::testing::fuzz::{
-    component_work_of_case, mutate_evaluate_case, work_bound, work_bound_case, work_of_calls, work_of_case, write_chunks, Rng, WORK_PER_UNIT,
+    component_work_of_case, mutate_evaluate_case, ComponentCall, work_bound, work_bound_case, work_of_calls, work_of_case, write_chunks, Rng, WORK_PER_UNIT,
 };
 use support::corpus;
 
@@ -60,7 +60,7 @@ fn generated_programs_keep_work_within_the_bound() {
     let Some(dir) = corpus::dir_or_skip("work bound") else {
         return;
     };
-    let (mut cases, mut ran, mut component_calls, mut dispatches) = (0u64, 0u64, 0u64, 0u64);
+    let (mut cases, mut ran, mut component_calls, mut dispatches, mut children) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut worst = (0.0f64, String::new());
     each_generated_case(&dir, CALLS, |program, identity, step, input| {
         cases += 1;
@@ -68,8 +68,9 @@ fn generated_programs_keep_work_within_the_bound() {
         ran += u64::from(function.is_some());
         let components = component_work_of_case(input);
         component_calls += components.len() as u64;
-        dispatches += components.len().saturating_sub(1) as u64;
-        for paid in function.into_iter().chain(components) {
+        dispatches += components.iter().filter(|(call, _)| *call == ComponentCall::Dispatch).count() as u64;
+        children += components.iter().filter(|(call, _)| *call == ComponentCall::Child).count() as u64;
+        for paid in function.into_iter().chain(components.into_iter().map(|(_, paid)| paid)) {
             let ratio = paid.work as f64 / paid.units() as f64;
             if ratio > worst.0 {
                 worst = (ratio, format!("{program} ({identity}, step {step}): {paid:?}"));
@@ -80,11 +81,12 @@ fn generated_programs_keep_work_within_the_bound() {
         }
     });
     println!(
-        "work bound: {ran} of {cases} generated cases ran, and {component_calls} component calls ({dispatches} dispatches); K = {WORK_PER_UNIT}; worst ratio {:.2}: {}",
+        "work bound: {ran} of {cases} generated cases ran, and {component_calls} component calls ({dispatches} dispatches, {children} children started under their parents); K = {WORK_PER_UNIT}; worst ratio {:.2}: {}",
         worst.0, worst.1
     );
     assert!(ran * 2 > cases, "only {ran} of {cases} generated cases reached a call");
     assert!(dispatches > 100, "only {dispatches} of {component_calls} component calls were dispatches");
+    assert!(children > 0, "none of {component_calls} component calls started a child under its parent");
 }
 
 /// What a call does and is paid is a function of the call alone: the same generated cases count

@@ -636,13 +636,25 @@ pub fn work_of_case(data: &[u8]) -> Option<Paid> {
     Some(Paid { work, operations: usage.operations.unwrap_or(0), input: case.input_size(), free_copies })
 }
 
+/// A component call of an evaluate case ([`component_work_of_case`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentCall {
+    /// The entry's component, started from the call's props.
+    Initialize,
+    /// A component an output renders, started from the props it renders it with, under the
+    /// instance that rendered it (whose handlers those props may name).
+    Child,
+    Dispatch,
+}
+
 /// The component calls of an evaluate case whose entry declares components: the one the call's
 /// entry byte picks, initialized with the call's named arguments as props, then dispatched twice,
 /// each time every handler of its latest output (at most four, each twice) with an action record
-/// of the type the handler names; all under the call's budget, with no input limit. What each
-/// call did and was paid, a dispatch's instance counted as its input
+/// of the type the handler names; after each output, the first two components it renders
+/// (that have a body) initialized as its children. All under the call's budget, with no input limit. What each call
+/// did and was paid, a dispatch's instance and a child's parent counted as its input
 /// ([`crate::testing::instances::initialize_paid`], [`crate::testing::instances::dispatch_paid`]).
-pub fn component_work_of_case(data: &[u8]) -> Vec<Paid> {
+pub fn component_work_of_case(data: &[u8]) -> Vec<(ComponentCall, Paid)> {
     let Some(case) = prepared_case(data) else { return Vec::new() };
     let names = case.program.entry().component_entrypoints();
     let Some(name) = names.get(usize::from(case.call.entry) % names.len().max(1)) else { return Vec::new() };
@@ -650,21 +662,56 @@ pub fn component_work_of_case(data: &[u8]) -> Vec<Paid> {
     let props: Vec<(&str, &HostValue)> =
         case.call.args.iter().filter(|(name, _)| !name.is_empty()).map(|(name, value)| (name.as_str(), value)).collect();
     let (started, initialized) = initialize_paid(&case.compiled, name, &props, None, &limits);
-    let mut paid = vec![initialized];
+    let mut paid = vec![(ComponentCall::Initialize, initialized)];
     let Ok(started) = started else { return paid };
     let (mut output, mut instance) = (started.output, started.instance);
-    for _ in 0..2 {
+    // The components a child can be: those with a body (the host renders the others).
+    let entry = case.program.entry();
+    let has_body = |name: &&str| {
+        let decl = entry.declaration_index(name).and_then(|index| entry.decode_declaration(index));
+        matches!(decl, Some(Decl::Component { body: Some(_), .. }))
+    };
+    let bodied: Vec<&str> = names.iter().copied().filter(has_body).collect();
+    for round in 0..=2 {
+        for (child, props) in rendered_components(&output, &bodied, 2) {
+            let props: Vec<(&str, &HostValue)> = props.iter().map(|(name, value)| (name.as_str(), value)).collect();
+            let (_, cost) = initialize_paid(&case.compiled, child, &props, Some(&instance), &limits);
+            paid.push((ComponentCall::Child, cost));
+        }
         let entries = handler_invocations(&output, 4);
-        if entries.is_empty() {
+        if entries.is_empty() || round == 2 {
             break;
         }
         let batch: Vec<&HostValue> = entries.iter().chain(entries.iter()).collect();
         let (result, cost) = dispatch_paid(&case.compiled, &instance, &batch, &limits);
-        paid.push(cost);
+        paid.push((ComponentCall::Dispatch, cost));
         let Ok((done, _)) = result else { break };
         (output, instance) = (done.output, done.instance);
     }
     paid
+}
+
+/// The first `most` records of an output whose type is one of the components `names`, each with
+/// its fields (the props it was rendered with).
+fn rendered_components<'o, 'n>(output: &'o HostValue, names: &[&'n str], most: usize) -> Vec<(&'n str, &'o [(String, HostValue)])> {
+    let mut found = Vec::new();
+    let mut pending = vec![output];
+    while let Some(value) = pending.pop() {
+        match value {
+            HostValue::List(items) => pending.extend(items.iter().rev()),
+            HostValue::Record(record) => {
+                if let Some(&name) = record.type_name.as_deref().and_then(|type_name| names.iter().find(|name| **name == type_name)) {
+                    found.push((name, record.fields.as_slice()));
+                    if found.len() == most {
+                        break;
+                    }
+                }
+                pending.extend(record.fields.iter().rev().map(|(_, field)| field));
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// Invocations of the first `most` handlers (`ActionHandler` records) of a rendered output, each
@@ -694,7 +741,7 @@ fn handler_invocations(output: &HostValue, most: usize) -> Vec<HostValue> {
 /// ([`component_work_of_case`]): what each did and was paid.
 pub fn work_of_calls(data: &[u8]) -> Vec<Paid> {
     let mut paid: Vec<Paid> = work_of_case(data).into_iter().collect();
-    paid.extend(component_work_of_case(data));
+    paid.extend(component_work_of_case(data).into_iter().map(|(_, paid)| paid));
     paid
 }
 
