@@ -2,9 +2,10 @@
 # Runs a fuzz target for a given time: fuzz/run.sh TARGET SECONDS, or fuzz/run.sh all SECONDS
 # (each target SECONDS in turn). TARGET: prepare_module, link_program, evaluate (cargo fuzz,
 # nightly, AddressSanitizer, debug assertions), work_bound (cargo fuzz: the evaluate target's
-# inputs, and components of their entry initialized and dispatched, asserting only that the
-# evaluator's work stays within a fixed multiple of the operations charged plus the input size
-# and free copies; seeded from the evaluate corpus), stored_instance
+# inputs, and components of their entry initialized and dispatched, with the children their
+# outputs render started under them, asserting only that the evaluator's work stays within a
+# fixed multiple of the operations charged plus the input size and free copies; seeded from the
+# evaluate corpus), stored_instance
 # (cargo fuzz: damaged stored component instances; its seeds are written by the target itself),
 # assemble (cargo fuzz: explain texts, seeded with the corpus's and the repository's own),
 # boundary (atheris, fuzz/boundary.py), or differential (nx-ir-core against the NX reference

@@ -1,8 +1,9 @@
 //! The work bound: an evaluate case (fuzzed images and host values, as the `evaluate` target
 //! decodes them) run once under its budget, and a component of its entry initialized and
-//! dispatched under it, whose only assertion is that the evaluator's work counter stays within
-//! `WORK_PER_UNIT` × (operations charged + input size + free copies + 1) for each call, a
-//! dispatch's instance counted as input (`nx_ir_core::testing::fuzz::work_bound_case`). Half the
+//! dispatched under it (and the components its outputs render started as its children), whose
+//! only assertion is that the evaluator's work counter stays within `WORK_PER_UNIT` ×
+//! (operations charged + input size + free copies + 1) for each call, a dispatch's instance and
+//! a child's parent counted as input (`nx_ir_core::testing::fuzz::work_bound_case`). Half the
 //! mutations are structured (`mutate_evaluate_case`), half are libFuzzer's own.
 #![no_main]
 

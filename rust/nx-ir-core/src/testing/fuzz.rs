@@ -650,10 +650,10 @@ pub enum ComponentCall {
 /// The component calls of an evaluate case whose entry declares components: the one the call's
 /// entry byte picks, initialized with the call's named arguments as props, then dispatched twice,
 /// each time every handler of its latest output (at most four, each twice) with an action record
-/// of the type the handler names; after each output, the first two components it renders
-/// (that have a body) initialized as its children. All under the call's budget, with no input limit. What each call
-/// did and was paid, a dispatch's instance and a child's parent counted as its input
-/// ([`crate::testing::instances::initialize_paid`], [`crate::testing::instances::dispatch_paid`]).
+/// of the type the handler names; after each output, the first two components with a body that
+/// it renders initialized as its children. All under the call's budget, with no input limit.
+/// What each call did and was paid, a dispatch's instance and a child's parent counted as its
+/// input ([`crate::testing::instances::initialize_paid`], [`crate::testing::instances::dispatch_paid`]).
 pub fn component_work_of_case(data: &[u8]) -> Vec<(ComponentCall, Paid)> {
     let Some(case) = prepared_case(data) else { return Vec::new() };
     let names = case.program.entry().component_entrypoints();
@@ -746,7 +746,8 @@ pub fn work_of_calls(data: &[u8]) -> Vec<Paid> {
 }
 
 /// The work-bound target: an evaluate case run once under its budget, and its entry's
-/// components initialized and dispatched under it ([`work_of_calls`]); its only assertion is
+/// components initialized and dispatched under it, with the children their outputs render
+/// ([`work_of_calls`]); its only assertion is
 /// [`work_bound`] (the work counter against the operations charged, the input size and the free
 /// copies) for each call.
 pub fn work_bound_case(data: &[u8]) {
