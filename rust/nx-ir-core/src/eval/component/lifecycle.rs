@@ -218,17 +218,18 @@ impl<'p> Machine<'p> {
     }
 
     /// Whether `value` is the update record of `target` (the component in schema 5, its state
-    /// record in schema 6): some linked record of its `$type` updates that declaration.
-    pub(crate) fn updates(&self, value: &Value, target: (u32, u32)) -> bool {
+    /// record in schema 6): some linked record of its `$type` updates that declaration. The
+    /// name hashed and each shape of it looked at are tallied.
+    pub(crate) fn updates(&mut self, value: &Value, target: (u32, u32)) -> bool {
         let Some(type_name) = value.as_record().and_then(|record| record.type_name.as_ref()) else { return false };
         let prog = self.prog;
-        prog.shapes.get(type_name).is_some_and(|shapes| {
-            shapes.iter().any(|shape| {
-                shape.case.is_none()
-                    && matches!(&prog.decl(shape.module, shape.decl).kind,
-                        CDeclKind::Record { update_target: Some(super::super::compiled::Target::Decl { module, decl }), .. }
-                            if (*module, *decl) == target)
-            })
+        let shapes = prog.shapes_of(type_name);
+        self.tally(1 + type_name.len() as u64 / 64 + shapes.len() as u64);
+        shapes.iter().any(|shape| {
+            shape.case.is_none()
+                && matches!(&prog.decl(shape.module, shape.decl).kind,
+                    CDeclKind::Record { update_target: Some(super::super::compiled::Target::Decl { module, decl }), .. }
+                        if (*module, *decl) == target)
         })
     }
 
