@@ -691,26 +691,33 @@ pub fn component_work_of_case(data: &[u8]) -> Vec<(ComponentCall, Paid)> {
     paid
 }
 
-/// The first `most` records of an output whose type is one of the components `names`, each with
-/// its fields (the props it was rendered with).
-fn rendered_components<'o, 'n>(output: &'o HostValue, names: &[&'n str], most: usize) -> Vec<(&'n str, &'o [(String, HostValue)])> {
-    let mut found = Vec::new();
+/// The records of an output, depth first in order: `visit` says whether to walk a record's
+/// fields too (`Some(true)`), pass them by (`Some(false)`) or end the walk (`None`).
+fn walk_records<'o>(output: &'o HostValue, mut visit: impl FnMut(&'o HostRecord) -> Option<bool>) {
     let mut pending = vec![output];
     while let Some(value) = pending.pop() {
         match value {
             HostValue::List(items) => pending.extend(items.iter().rev()),
-            HostValue::Record(record) => {
-                if let Some(&name) = record.type_name.as_deref().and_then(|type_name| names.iter().find(|name| **name == type_name)) {
-                    found.push((name, record.fields.as_slice()));
-                    if found.len() == most {
-                        break;
-                    }
-                }
-                pending.extend(record.fields.iter().rev().map(|(_, field)| field));
-            }
+            HostValue::Record(record) => match visit(record) {
+                Some(true) => pending.extend(record.fields.iter().rev().map(|(_, field)| field)),
+                Some(false) => {}
+                None => return,
+            },
             _ => {}
         }
     }
+}
+
+/// The first `most` records of an output whose type is one of the components `names`, each with
+/// its fields (the props it was rendered with).
+fn rendered_components<'o, 'n>(output: &'o HostValue, names: &[&'n str], most: usize) -> Vec<(&'n str, &'o [(String, HostValue)])> {
+    let mut found = Vec::new();
+    walk_records(output, |record| {
+        if let Some(&name) = record.type_name.as_deref().and_then(|type_name| names.iter().find(|name| **name == type_name)) {
+            found.push((name, record.fields.as_slice()));
+        }
+        (found.len() < most).then_some(true)
+    });
     found
 }
 
@@ -718,22 +725,15 @@ fn rendered_components<'o, 'n>(output: &'o HostValue, names: &[&'n str], most: u
 /// with an action record of the type it names.
 fn handler_invocations(output: &HostValue, most: usize) -> Vec<HostValue> {
     let mut found = Vec::new();
-    let mut pending = vec![output];
-    while let Some(value) = pending.pop() {
-        match value {
-            HostValue::List(items) => pending.extend(items.iter().rev()),
-            HostValue::Record(record) if record.type_name.as_deref() == Some("ActionHandler") => {
-                if let (Some(HostValue::Str(token)), Some(HostValue::Str(action))) = (record.get("token"), record.get("action")) {
-                    found.push(invocation(token, &HostValue::Record(HostRecord::new(Some(action)))));
-                }
-            }
-            HostValue::Record(record) => pending.extend(record.fields.iter().rev().map(|(_, field)| field)),
-            _ => {}
+    walk_records(output, |record| {
+        if record.type_name.as_deref() != Some("ActionHandler") {
+            return Some(true);
         }
-        if found.len() == most {
-            break;
+        if let (Some(HostValue::Str(token)), Some(HostValue::Str(action))) = (record.get("token"), record.get("action")) {
+            found.push(invocation(token, &HostValue::Record(HostRecord::new(Some(action)))));
         }
-    }
+        (found.len() < most).then_some(false)
+    });
     found
 }
 
