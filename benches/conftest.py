@@ -40,6 +40,17 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
               % (full * 1e6, full / python, python * 1e6))
 
+    if {"rechecks viaOwn", "rechecks viaBase", "rechecks viaUnion"} <= FIGURES.keys():
+        from programs import RECHECKS_OPERATIONS
+
+        own = FIGURES["rechecks viaOwn"]
+        write("records checked again, 3 checks per record (10^4 records):")
+        for key, label in (("viaOwn", "as its own declaration"), ("viaBase", "a subtype as its base"),
+                           ("viaUnion", "a union case as its union")):
+            figure = FIGURES[f"rechecks {key}"]
+            write("  %-28s %6.2f ns/op  (%.2fx its own declaration's)"
+                  % (label, figure / RECHECKS_OPERATIONS[key] * 1e9, figure / own))
+
     from test_schema6_speed import summary as schema6_summary
 
     schema6_summary(write)

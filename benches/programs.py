@@ -35,6 +35,66 @@ def squares_program() -> ir.Program:
     return ir.link_program(ir.prepare_module(ir.assemble(SQUARES)))
 
 
+RECHECKS = f"""\
+module bench/rechecks.nx fingerprint 1
+{PRELUDE_LINK}
+requires ranges-v1
+entrypoints functions [viaOwn viaBase viaUnion] components []
+
+record Named abstract
+  name: string required
+
+record User extends Named
+  name: string required
+  age: int required
+
+union Shape
+  case circle
+    radius: int required
+  case square
+    side: int required
+
+function nameOf(n: Named) =
+  n.name
+
+function ownName(u: User) =
+  u.name
+
+function sizeOf(s: Shape) =
+  1
+
+function users(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    <User age=i name="x" />
+
+function shapes(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    <Shape.circle radius=i />
+
+function viaOwn(n: int) =
+  for u in users(n) yield
+    ((ownName(u) concat ownName(u)) concat ownName(u))
+
+function viaBase(n: int) =
+  for u in users(n) yield
+    ((nameOf(u) concat nameOf(u)) concat nameOf(u))
+
+function viaUnion(n: int) =
+  for s in shapes(n) yield
+    ((sizeOf(s) add sizeOf(s)) add sizeOf(s))
+"""
+
+#: Each record built once and checked three times: `viaOwn` as its own declaration, `viaBase`
+#: as its abstract base (a subtype's check), `viaUnion` a union case as its union. The charges
+#: are the same whichever way a record is checked; only the work differs.
+RECHECKS_OPERATIONS = {"viaOwn": 340_015, "viaBase": 340_015, "viaUnion": 260_015}
+RECHECKS_ITEMS = 10_000
+
+
+def rechecks_program() -> ir.Program:
+    return ir.link_program(ir.prepare_module(ir.assemble(RECHECKS)))
+
+
 #: A context tool: ``whoAmI(context: ChatToolContext)`` answers the context's conversation id.
 CONTEXT_MODULE = """module main.nx fingerprint 1
 links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671

@@ -4,7 +4,9 @@ Run: `python3 -m pip install ".[bench]" && python3 -m pytest benches`. Compare e
 its baseline: the ratio is what the figure means, not the absolute time. The summary at the end
 gives the squares loop in ns per operation (evaluation alone, writing the million-item result
 to Python, end to end) and findPlans in µs per call (the bundled example's, and the corpus
-`agent-library` one computed from its argument only), each with its ratio to the baseline.
+`agent-library` one computed from its argument only), each with its ratio to the baseline; then
+records checked again (a subtype as its base, a union case as its union) in ns per operation,
+against records checked as their own declaration in the same run.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 
 from nx_agent import _native, examples, ir
 from peers import nx as nx_peer
-from programs import SQUARES_OPERATIONS, squares_program
+from programs import RECHECKS_ITEMS, RECHECKS_OPERATIONS, SQUARES_OPERATIONS, rechecks_program, squares_program
 from timing import per_call
 
 BUDGET = ir.Limits(max_operations=10**9)
@@ -142,3 +144,15 @@ def test_nx_prepare_and_link(benchmark: Any) -> None:
 def test_bytes_copy_baseline(benchmark: Any) -> None:
     images = [ir.assemble(examples.text(i), version=v) for i, (_, v) in examples.MODULES.items()]
     assert len(benchmark(lambda: [bytes(bytearray(data)) for data in images])) == 2
+
+
+@pytest.mark.parametrize("function", ["viaOwn", "viaBase", "viaUnion"])
+@pytest.mark.benchmark(group="records checked again (10^4 records, 3 checks each)")
+def test_nx_records_checked_again(benchmark: Any, function: str) -> None:
+    # A subtype checked as its base, and a union case as its union, beside a record checked as
+    # its own declaration: the same charges, and after the first check the same kept record.
+    program = rechecks_program()
+    result = benchmark(ir.evaluate_function, program, function, (RECHECKS_ITEMS,), limits=BUDGET)
+    assert result.usage["operations"] == RECHECKS_OPERATIONS[function]
+    assert result.value == ([3] if function == "viaUnion" else ["xxx"]) * RECHECKS_ITEMS
+    record(f"rechecks {function}", benchmark)

@@ -2318,7 +2318,7 @@ impl<'p> Machine<'p> {
             self.normalize_owned_fields(ucx, &found.fields, &mut input, &mut frame, &Path::Root(&found.type_name), false);
         self.recycle_fields(input);
         let fields = fields?;
-        Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), fields)))
+        Ok(Value::Record(Record::normalized_rc(Name::clone(&found.type_name), fields, module, decl, false)))
     }
 
     /// The props of a construction of component `(module, decl)` (whose props are `fields`),

@@ -344,9 +344,16 @@ impl<'p> Machine<'p> {
                     let shape = self.resolve_subtype(&tn, module, decl, display, path)?;
                     let scx = Cx { module: shape.module, decl: shape.decl, depth: cx.depth };
                     let (sub_fields, _) = self.shape_fields(shape.module, shape.decl, shape.case);
+                    // Normalized against this subtype (or union case) before, every field
+                    // present: given back, with the charges of checking it again.
+                    if record.is_normal_at(shape.module, shape.decl, sub_fields.len()) {
+                        let unit_checked = prog.decl(shape.module, shape.decl).unit_checked;
+                        self.recheck_fields(scx, sub_fields, &record, unit_checked, path)?;
+                        return Ok(value);
+                    }
                     let mut frame = Frame::new();
                     let fields = self.normalize_fields(scx, sub_fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                    return Ok(Value::Record(Record::new_rc(Some(tn), fields)));
+                    return Ok(Value::Record(Record::normalized_rc(tn, fields, shape.module, shape.decl, false)));
                 }
                 // Nothing is an instance of an abstract record, not even a value built as one
                 // (which only an altered image can build).
@@ -385,9 +392,14 @@ impl<'p> Machine<'p> {
                 let Some(case) = cases.iter().find(|c| &*c.name == case_name) else {
                     return Err(boundary(format!("Invalid union case '{type_name}' for {path}.")));
                 };
+                // The `$type` names the case, so a record normal at this union is of this case.
+                if record.is_normal_at(module, decl, case.fields.len()) {
+                    self.recheck_fields(dcx, &case.fields, &record, false, path)?;
+                    return Ok(value);
+                }
                 let mut frame = Frame::new();
                 let fields = self.normalize_fields(dcx, &case.fields, &record.fields.as_slice(), &mut frame, path, false)?;
-                Ok(Value::Record(Record::new_rc(Some(type_name), fields)))
+                Ok(Value::Record(Record::normalized_rc(type_name, fields, module, decl, false)))
             }
             _ => Ok(value),
         }
@@ -473,8 +485,8 @@ impl<'p> Machine<'p> {
     /// The shape a `$type` names where a value of the record `expected` is asked for: a record
     /// or a non-constant union case whose declaration directly extends `expected`.
     fn resolve_subtype(
-        &self,
-        discriminator: &str,
+        &mut self,
+        discriminator: &Name,
         expected_module: u32,
         expected_decl: u32,
         expected: &str,
@@ -484,34 +496,29 @@ impl<'p> Machine<'p> {
         let extends_expected = |bases: &[Target]| {
             bases.iter().any(|b| matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl))
         };
-        let candidates: Vec<Shape> = prog
-            .shapes
-            .get(discriminator)
-            .map(|shapes| {
-                shapes
-                    .iter()
-                    .filter(|s| match &prog.decl(s.module, s.decl).kind {
-                        CDeclKind::Record { bases, .. } => s.case.is_none() && extends_expected(bases),
-                        CDeclKind::Union { bases, .. } => s.case.is_some() && extends_expected(bases),
-                        _ => false,
-                    })
-                    .copied()
-                    .collect()
-            })
-            .unwrap_or_default();
-        match candidates.as_slice() {
-            [] => Err(boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'."))),
-            [shape] => {
-                if shape.case.is_none() && matches!(prog.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
-                    return Err(boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")));
-                }
-                Ok(*shape)
-            }
-            more => Err(boundary(format!(
-                    "Ambiguous subtype at {path}: {} declarations named '{discriminator}' extend {expected}, and a '$type' discriminator cannot tell them apart.",
-                    more.len()
-                ))),
+        // Found by address where the name is the program's own, else by its text (hashed), and
+        // each shape of the name looked at: tallied as `Machine::updates` tallies its look-up.
+        let shapes = prog.shapes_of(discriminator);
+        self.tally(1 + discriminator.len() as u64 / 64 + shapes.len() as u64);
+        let mut candidates = shapes.iter().filter(|s| match &prog.decl(s.module, s.decl).kind {
+            CDeclKind::Record { bases, .. } => s.case.is_none() && extends_expected(bases),
+            CDeclKind::Union { bases, .. } => s.case.is_some() && extends_expected(bases),
+            _ => false,
+        });
+        let Some(shape) = candidates.next().copied() else {
+            return Err(boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")));
+        };
+        let more = candidates.count();
+        if more > 0 {
+            return Err(boundary(format!(
+                "Ambiguous subtype at {path}: {} declarations named '{discriminator}' extend {expected}, and a '$type' discriminator cannot tell them apart.",
+                more + 1
+            )));
         }
+        if shape.case.is_none() && matches!(prog.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
+            return Err(boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")));
+        }
+        Ok(shape)
     }
 
     /// Full field normalization: unknown names refused, each declared field in order taken,

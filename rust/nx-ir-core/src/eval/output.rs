@@ -88,7 +88,8 @@ impl Machine<'_> {
             let prog = self.prog;
             let declaration = prog.decl(module, decl);
             let order = &declaration.output_order;
-            if order.len() == record.fields.len() {
+            // A union case's record is normal at its union, whose cases differ in shape.
+            if order.len() == record.fields.len() && matches!(declaration.kind, CDeclKind::Record { .. }) {
                 // Every declared field present, stored in declaration order: its names are the
                 // declaration's, whose text cost is known, and it is written in the
                 // declaration's own output order, as a shape the sink may know.

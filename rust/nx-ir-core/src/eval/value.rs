@@ -70,6 +70,7 @@ pub(crate) struct Record {
     index: OnceCell<Box<[u32]>>,
     /// The record declaration (module, declaration) whose full normalization produced exactly
     /// these fields, when one did: checking the record against it again yields it unchanged.
+    /// For a union case's record, the union (the case is the one its `$type` names).
     pub normal_of: Option<(u32, u32)>,
     /// Normal at `normal_of` all the way down: every declared field present and an exact
     /// primitive, or such a record again (as a host record read in its declared layout is).
@@ -596,15 +597,15 @@ impl Record {
     }
 
     /// A record whose fields are the full normalization (defaults filled, every value checked)
-    /// of the record declaration `decl` of `module`, counted, as [`Record::new_rc`] builds it;
-    /// `deep` as [`Record::deep`].
+    /// of the record declaration `decl` of `module` (or of the case of union `decl` that
+    /// `type_name` names), counted, as [`Record::new_rc`] builds it; `deep` as [`Record::deep`].
     #[inline(never)]
     pub fn normalized_rc(type_name: Name, fields: Vec<(Name, Value)>, module: u32, decl: u32, deep: bool) -> Rc<Record> {
         Rc::new(Record { type_name: Some(type_name), fields: Fields::new(fields), index: OnceCell::new(), normal_of: Some((module, decl)), deep })
     }
 
-    /// Whether normalizing against the record declaration `decl` of `module`, with `declared`
-    /// fields, made exactly these fields (every one of them present): checking the record
+    /// Whether normalizing against the record declaration (or union case) `decl` of `module`,
+    /// with `declared` fields, made exactly these fields (every one of them present): checking the record
     /// against it again gives it back unchanged.
     #[inline]
     pub fn is_normal_at(&self, module: u32, decl: u32, declared: usize) -> bool {
