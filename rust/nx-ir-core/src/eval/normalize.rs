@@ -475,9 +475,9 @@ impl<'p> Machine<'p> {
         Some((charges, work))
     }
 
-    pub(crate) fn require_record(&self, value: &Value, path: &Path<'_>) -> IrResult<Rc<Record>> {
+    pub(crate) fn require_record<'v>(&self, value: &'v Value, path: &Path<'_>) -> IrResult<&'v Record> {
         match value {
-            Value::Record(record) => Ok(Rc::clone(record)),
+            Value::Record(record) => Ok(record),
             _ => Err(boundary(format!("Expected {path} to be an object."))),
         }
     }
