@@ -95,6 +95,48 @@ def rechecks_program() -> ir.Program:
     return ir.link_program(ir.prepare_module(ir.assemble(RECHECKS)))
 
 
+HOST_SHAPES = """\
+module bench/hostshapes.nx fingerprint 1
+entrypoints functions [viaRecord viaBase viaUnion] components []
+
+record Named abstract
+  name: string required
+
+record Circle extends Named
+  name: string required
+  radius: int required
+
+union Shape
+  case circle
+    name: string required
+    radius: int required
+
+function viaRecord(xs: Circle*) =
+  for x in xs yield
+    x.radius
+
+function viaBase(xs: Named*) =
+  for x in xs yield
+    x.name
+
+function viaUnion(xs: Shape*) =
+  for x in xs yield
+    x.radius
+"""
+
+#: What each function of HOST_SHAPES is given: 1,000 records where a concrete record, an abstract
+#: record (a subtype's `$type`) or a union (a case's `$type`) is declared.
+HOST_SHAPES_INPUT = {
+    "viaRecord": [{"name": f"c{i}", "radius": i} for i in range(1000)],
+    "viaBase": [{"$type": "Circle", "name": f"c{i}", "radius": i} for i in range(1000)],
+    "viaUnion": [{"$type": "Shape.circle", "name": f"c{i}", "radius": i} for i in range(1000)],
+}
+
+
+def host_shapes_program() -> ir.Program:
+    return ir.link_program(ir.prepare_module(ir.assemble(HOST_SHAPES)))
+
+
 #: A context tool: ``whoAmI(context: ChatToolContext)`` answers the context's conversation id.
 CONTEXT_MODULE = """module main.nx fingerprint 1
 links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671

@@ -6,7 +6,8 @@ gives the squares loop in ns per operation (evaluation alone, writing the millio
 to Python, end to end) and findPlans in µs per call (the bundled example's, and the corpus
 `agent-library` one computed from its argument only), each with its ratio to the baseline; then
 records checked again (a subtype as its base, a union case as its union) in ns per operation,
-against records checked as their own declaration in the same run.
+against records checked as their own declaration in the same run, and host records read where
+an abstract record or a union is declared, against the same records where a record is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ import pytest
 
 from nx_agent import _native, examples, ir
 from peers import nx as nx_peer
-from programs import RECHECKS_ITEMS, RECHECKS_OPERATIONS, SQUARES_OPERATIONS, rechecks_program, squares_program
+from programs import (
+    HOST_SHAPES_INPUT,
+    RECHECKS_ITEMS,
+    RECHECKS_OPERATIONS,
+    SQUARES_OPERATIONS,
+    host_shapes_program,
+    rechecks_program,
+    squares_program,
+)
 from timing import per_call
 
 BUDGET = ir.Limits(max_operations=10**9)
@@ -156,3 +165,16 @@ def test_nx_records_checked_again(benchmark: Any, function: str) -> None:
     assert result.usage["operations"] == RECHECKS_OPERATIONS[function]
     assert result.value == ([3] if function == "viaUnion" else ["xxx"]) * RECHECKS_ITEMS
     record(f"rechecks {function}", benchmark)
+
+
+@pytest.mark.parametrize("function", ["viaRecord", "viaBase", "viaUnion"])
+@pytest.mark.benchmark(group="host input: 1,000 records as a record, a subtype, a union case")
+def test_nx_host_records_by_layout(benchmark: Any, function: str) -> None:
+    # The same records from Python where a concrete record, an abstract record or a union is
+    # declared: each read in the layout its declaration (or its first member's `$type`) names.
+    program = host_shapes_program()
+    given = HOST_SHAPES_INPUT[function]
+    result = benchmark(ir.evaluate_function, program, function, (given,), limits=BUDGET)
+    assert result.value == [r["name"] if function == "viaBase" else r["radius"] for r in given]
+    assert result.usage["operations"] == 7_003
+    record(f"host records {function}", benchmark)

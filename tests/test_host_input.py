@@ -338,3 +338,95 @@ def test_a_long_list_over_the_limit_is_refused_by_its_size(program: ir.Program) 
     assert "limit of 100" in text
     code, _ = refusal(lambda: ir.call_function(program, _function(program, "held"), {"value": long}, max_input_size=100))
     assert code == "nx-ir-resource-limit"
+
+
+SHAPES_MODULE = """module shapes.nx fingerprint 1
+entrypoints functions [names shapes kept held] components []
+
+record Named abstract
+  name: string required
+
+record User extends Named
+  name: string required
+  age: int = 30
+
+union Shape extends Named
+  case circle
+    name: string required
+    radius: float64 required
+  case square
+    name: string required
+    side: int required
+  case blank constant
+
+record Holder
+  shape: Shape required
+  named: Named required
+
+function nameOf(n: Named) =
+  n.name
+
+function names(xs: Named*) =
+  for n in xs yield
+    nameOf(n)
+
+function shapes(xs: Shape*) =
+  xs
+
+function kept(n: Named) =
+  [n, nameOf(n)]
+
+function held(h: Holder) =
+  [h, nameOf(h.named), nameOf(h.shape)]
+"""
+
+
+@pytest.fixture(scope="module")
+def shapes_program() -> ir.Program:
+    return ir.link_program(ir.prepare_module(ir.assemble(SHAPES_MODULE)))
+
+
+def test_subtypes_and_union_cases_give_what_the_program_computes(shapes_program: ir.Program) -> None:
+    given = [
+        {"$type": "User", "name": "ada", "age": 36},
+        {"$type": "Shape.circle", "name": "c", "radius": 1.5},
+        {"$type": "Shape.square", "name": "s", "side": 2},
+    ]
+    assert ir.evaluate_function(shapes_program, "names", (given,)).value == ["ada", "c", "s"]
+    assert ir.evaluate_function(shapes_program, "shapes", (given[1:],)).value == given[1:]
+    user = ir.evaluate_function(shapes_program, "kept", ({"$type": "User", "name": "bo"},)).value
+    assert user == [{"$type": "User", "name": "bo", "age": 30}, "bo"]
+
+
+@pytest.mark.parametrize(
+    ("name", "given"),
+    [
+        ("names", [{"$type": "User", "name": "ada", "age": 36}, {"$type": "Shape.square", "name": "s", "side": 2}]),
+        # `$type` after the fields: the layout is known only once it comes.
+        ("names", [{"name": "ada", "$type": "User"}, {"side": 2, "name": "s", "$type": "Shape.square"}]),
+        ("names", [{"name": "ada", "age": 1.0, "$type": "User"}]),
+        ("shapes", [{"$type": "Shape.circle", "name": "c", "radius": 2}, {"radius": 2.5, "$type": "Shape.circle", "name": "d"}]),
+        ("shapes", [{"$type": "Shape.square", "side": 2.0, "name": "s"}, "blank"]),
+        ("shapes", [{"$type": "Shape.blank"}]),
+        ("shapes", [{"$type": "Shape.square", "name": "s"}]),
+        ("shapes", [{"$type": "Shape.square", "name": "s", "side": 1, "colour": "red"}]),
+        ("shapes", [{"$type": "Shape.triangle", "name": "t"}]),
+        ("shapes", [{"$type": "Named", "name": "n"}]),
+        ("shapes", [{"name": "s", "side": 1}]),
+        ("shapes", [{}]),
+        ("kept", {"$type": "Shape.circle", "name": "c", "radius": 1}),
+        ("kept", {"$type": "Holder", "name": "h"}),
+        ("kept", {"$type": "Shape.blank"}),
+        ("kept", {"$type": 7, "name": "n"}),
+        ("kept", {"name": "n"}),
+        ("held", {"shape": {"$type": "Shape.circle", "name": "c", "radius": 1}, "named": {"$type": "User", "name": "u"}}),
+        ("held", {"named": {"name": "u", "$type": "User", "age": 2}, "shape": {"side": 3, "$type": "Shape.square", "name": "s"}}),
+        ("held", {"shape": "blank", "named": {"$type": "User", "name": "u"}}),
+        ("held", {"shape": {"$type": "Shape.circle", "name": "c", "radius": "r"}, "named": {"$type": "User", "name": "u"}}),
+    ],
+)
+def test_subtypes_and_union_cases_are_read_as_the_reader_reads_them(shapes_program: ir.Program, name: str, given: Any) -> None:
+    # A record where an abstract record or a union is expected is read in the layout its
+    # `$type` names when that comes first; in any other order, or naming no such layout, the
+    # reader's way. Value, operations or refusal are the reader's either way.
+    assert _evaluated(shapes_program, name, (given,)) == _profiled(shapes_program, name, (given,))

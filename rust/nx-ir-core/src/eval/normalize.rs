@@ -348,7 +348,7 @@ impl<'p> Machine<'p> {
                     // present: given back, with the charges of checking it again.
                     if record.is_normal_at(shape.module, shape.decl, sub_fields.len()) {
                         let unit_checked = prog.decl(shape.module, shape.decl).unit_checked;
-                        self.recheck_fields(scx, sub_fields, &record, unit_checked, path)?;
+                        self.recheck_fields(scx, sub_fields, record, unit_checked, path)?;
                         return Ok(value);
                     }
                     let mut frame = Frame::new();
@@ -368,7 +368,7 @@ impl<'p> Machine<'p> {
                     // Normalized against this very declaration before, every field present (so
                     // no default is evaluated and no required field is missing): checking it
                     // again gives it back unchanged, so only the checks' charges are made.
-                    self.recheck_fields(dcx, fields, &record, declaration.unit_checked, path)?;
+                    self.recheck_fields(dcx, fields, record, declaration.unit_checked, path)?;
                     return Ok(value);
                 }
                 let mut frame = Frame::new();
@@ -394,7 +394,7 @@ impl<'p> Machine<'p> {
                 };
                 // The `$type` names the case, so a record normal at this union is of this case.
                 if record.is_normal_at(module, decl, case.fields.len()) {
-                    self.recheck_fields(dcx, &case.fields, &record, false, path)?;
+                    self.recheck_fields(dcx, &case.fields, record, false, path)?;
                     return Ok(value);
                 }
                 let mut frame = Frame::new();

@@ -8,7 +8,7 @@ use super::cost::{limit_error, MAX_VALUE_NESTING};
 use super::host::{HostRead, HostValueSink, HostValueSource, Member};
 use super::machine::{Cx, Machine};
 
-use super::compiled::{CDeclKind, CField, CType, Prim, Target};
+use super::compiled::{CDeclKind, CField, CType, CompiledProgram, Prim, Target};
 use super::seq::Texts;
 use super::value::{text_cost, Name, Record, Text, Value};
 
@@ -374,7 +374,9 @@ impl Machine<'_> {
     /// normal at its field's type) is built once in that declaration's layout (its names, in its
     /// order) and marked as its normal form ([`Record::normal_of`]), so the check that follows
     /// finds it normal and only makes its charges: no record is built twice and no host name
-    /// is looked up in the program's table. Charges, results and failures are those of
+    /// is looked up in the program's table. Where an abstract record or a union is declared,
+    /// the same holds of a record whose first member is a `$type` naming the subtype or case the
+    /// check would take, in that subtype's or case's layout. Charges, results and failures are those of
     /// `read_host` and the check after it (the program's shortcuts off, it is `read_host`).
     pub fn read_host_as<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32) -> IrResult<Value> {
         if !self.prog.shortcuts {
@@ -465,10 +467,13 @@ impl Machine<'_> {
 
     /// A host record read where the type `ty` of `module` is expected (see
     /// [`Machine::read_host_as`]), in one pass over its members: each matched to its declared
-    /// field as it comes and read at that field's type. `None` when `ty` is no record
-    /// declaration it reads so (the record is read as any other value) or the value is no
-    /// record. A member no declared field takes (or one taken twice), or a `$type` naming
-    /// another type, sends the record to [`Machine::read_host`]'s way, read again from the start.
+    /// field as it comes and read at that field's type. Where `ty` is an abstract record or a
+    /// union, the fields are those of the subtype or case its `$type` names ([`Layout`]), which
+    /// must then be its first member. `None` when `ty` is no record declaration, abstract record
+    /// or union it reads so (the record is read as any other value) or the value is no record.
+    /// A member no declared field takes (or one taken twice), or a `$type` naming another type
+    /// (or none this way), sends the record to [`Machine::read_host`]'s way, read again from the
+    /// start.
     fn read_record<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> Option<IrResult<Value>> {
         let prog = self.prog;
         let Some(CType::Nominal(Target::Decl { module: decl_module, decl })) = prog.modules[module as usize].types.get(ty as usize) else {
@@ -476,28 +481,53 @@ impl Machine<'_> {
         };
         let (decl_module, decl) = (*decl_module, *decl);
         let declaration = prog.decl(decl_module, decl);
-        let CDeclKind::Record { fields: declared, is_abstract: false, update_target: None, .. } = &declaration.kind else {
-            return None;
+        // The declared fields: a concrete record's own, known now; an abstract record's subtype's
+        // or a union's case's, once the `$type` names it.
+        let fixed = match &declaration.kind {
+            CDeclKind::Record { fields, is_abstract: false, update_target: None, .. } => {
+                Some(Layout { module: decl_module, decl, fields, type_name: &declaration.name })
+            }
+            CDeclKind::Record { is_abstract: true, update_target: None, .. } | CDeclKind::Union { .. } => None,
+            _ => return None,
         };
-        if declared.len() > MATCHED_FIELDS {
+        if fixed.as_ref().is_some_and(|layout| layout.fields.len() > MATCHED_FIELDS) {
             return None;
         }
+        let mut layout = fixed;
         // Each member's declared field (positions in the host's order), none twice.
         let mut at = [0u8; MATCHED_FIELDS];
         let mut seen = 0u64;
-        let mut read: Vec<(Name, Value)> = Vec::with_capacity(declared.len());
+        let mut read: Vec<(Name, Value)> = Vec::with_capacity(layout.as_ref().map_or(0, |layout| layout.fields.len()));
         let (mut matched, mut typed, mut all_normal) = (true, false, true);
         let named = |field: &CField, key: &str| field.name.len() == key.len() && *field.name == *key;
         let visited = value.visit_members(|member| match member {
-            Member::TypeName(name) if name == &*declaration.name => {
-                typed = true;
-                Ok(true)
+            Member::TypeName(name) if fixed.is_some() => {
+                matched = name == &*declaration.name;
+                typed = matched;
+                Ok(matched)
             }
-            Member::TypeName(_) => {
-                matched = false;
-                Ok(false)
+            Member::TypeName(name) => {
+                // First, and naming one subtype or case: its fields are the ones declared.
+                layout = match read.is_empty() && layout.is_none() {
+                    true => {
+                        let (named, work) = Layout::named(prog, decl_module, decl, name);
+                        self.tally(work);
+                        named
+                    }
+                    false => None,
+                };
+                matched = layout.is_some();
+                typed = matched;
+                if let Some(layout) = &layout {
+                    read.reserve_exact(layout.fields.len());
+                }
+                Ok(matched)
             }
             Member::Field(key, item) => {
+                let Some(Layout { module: field_module, fields: declared, .. }) = layout else {
+                    matched = false;
+                    return Ok(false);
+                };
                 let i = read.len();
                 // A host that writes the fields in declaration order finds each at once.
                 let found = match declared.get(i) {
@@ -512,7 +542,7 @@ impl Machine<'_> {
                 seen |= 1 << position;
                 at[i] = position as u8;
                 let field = &declared[position];
-                let value = self.read_typed(&item, decl_module, field.ty, depth + 1, &mut all_normal)?;
+                let value = self.read_typed(&item, field_module, field.ty, depth + 1, &mut all_normal)?;
                 read.push((Name::clone(&field.name), value));
                 Ok(true)
             }
@@ -520,16 +550,16 @@ impl Machine<'_> {
         if let Err(error) = visited {
             return Some(Err(error));
         }
-        if !matched {
+        let Some(layout) = layout.filter(|_| matched) else {
             *normal = false;
             return Some(value.read().and_then(|read| self.read_host_from(read, depth)));
-        }
+        };
         let at = &at[..read.len()];
-        if !all_normal || read.len() != declared.len() {
+        if !all_normal || read.len() != layout.fields.len() {
             // As `read_host` reads it: the members in the host's order (each name the program's
             // own, the declared field's).
             *normal = false;
-            let type_name = typed.then(|| self.prog_name(&declaration.name));
+            let type_name = typed.then(|| self.prog_name(layout.type_name));
             return Some(Ok(Value::Record(Record::new_rc(type_name, read))));
         }
         // Every declared field once (`at` is a permutation): put in declaration order.
@@ -539,9 +569,75 @@ impl Machine<'_> {
             read = placed.into_iter().map(|(_, field)| field).collect();
         }
         // Every field exact, and every nested record read so too (it is normal only then):
-        // normal all the way down where the declaration has a cost for that.
-        let deep = declaration.deep_recheck.is_some();
-        Some(Ok(Value::Record(Record::normalized_rc(Name::clone(&declaration.name), read, decl_module, decl, deep))))
+        // normal all the way down where the declaration has a cost for that (a subtype or a
+        // case is not: the declaration expected is not the one it is normal at).
+        let deep = fixed.is_some() && declaration.deep_recheck.is_some();
+        let (module, decl) = (layout.module, layout.decl);
+        Some(Ok(Value::Record(Record::normalized_rc(Name::clone(layout.type_name), read, module, decl, deep))))
+    }
+}
+
+/// The fields a host record is read in ([`Machine::read_record`]): those of the record
+/// declaration `decl` of `module`, or of one case of the union `decl`, and the type name the
+/// record read is given.
+#[derive(Clone, Copy)]
+struct Layout<'p> {
+    module: u32,
+    decl: u32,
+    fields: &'p [CField],
+    type_name: &'p Name,
+}
+
+impl<'p> Layout<'p> {
+    /// The layout of the shape `$type` `name` gives a value checked against the abstract record
+    /// or union `decl` of `module`, where checking it finds that shape and reads its fields
+    /// (`Machine::normalize_nominal`): a concrete record or non-constant union case extending the
+    /// abstract record, the only one of that name, or the union's non-constant case of that
+    /// name. `None` for any other (the check then says why), or one of more than
+    /// [`MATCHED_FIELDS`] fields. With the work of finding it: the name compared or hashed,
+    /// and each shape of it looked at.
+    fn named(prog: &'p CompiledProgram, module: u32, decl: u32, name: &str) -> (Option<Layout<'p>>, u64) {
+        let mut work = 1 + name.len() as u64 / 64;
+        let layout = Self::find(prog, module, decl, name, &mut work);
+        (layout.filter(|layout| layout.fields.len() <= MATCHED_FIELDS), work)
+    }
+
+    fn find(prog: &'p CompiledProgram, module: u32, decl: u32, name: &str, work: &mut u64) -> Option<Layout<'p>> {
+        let declaration = prog.decl(module, decl);
+        Some(match &declaration.kind {
+            CDeclKind::Union { cases, .. } => {
+                let case_name = name.strip_prefix(&*declaration.name)?.strip_prefix('.')?;
+                *work += cases.len() as u64;
+                let case = cases.iter().find(|c| &*c.name == case_name).filter(|c| !c.is_constant)?;
+                Layout { module, decl, fields: &case.fields, type_name: &case.type_name }
+            }
+            CDeclKind::Record { is_abstract: true, .. } => {
+                let extends = |bases: &[Target]| bases.iter().any(|b| matches!(b, Target::Decl { module: m, decl: d } if (*m, *d) == (module, decl)));
+                let shapes = prog.shapes.get(name)?;
+                *work += shapes.len() as u64;
+                let mut found = shapes.iter().filter(|s| match &prog.decl(s.module, s.decl).kind {
+                    CDeclKind::Record { bases, .. } => s.case.is_none() && extends(&bases[..]),
+                    CDeclKind::Union { bases, .. } => s.case.is_some() && extends(&bases[..]),
+                    _ => false,
+                });
+                let shape = *found.next()?;
+                if found.next().is_some() {
+                    return None;
+                }
+                let shape_decl = prog.decl(shape.module, shape.decl);
+                match (&shape_decl.kind, shape.case) {
+                    (CDeclKind::Record { fields, is_abstract: false, update_target: None, .. }, None) => {
+                        Layout { module: shape.module, decl: shape.decl, fields: &fields[..], type_name: &shape_decl.name }
+                    }
+                    (CDeclKind::Union { cases, .. }, Some(c)) => {
+                        let case = cases.get(c as usize)?;
+                        Layout { module: shape.module, decl: shape.decl, fields: &case.fields, type_name: &case.type_name }
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
     }
 }
 
