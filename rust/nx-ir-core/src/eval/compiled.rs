@@ -370,6 +370,19 @@ impl CompiledProgram {
         }
     }
 
+    /// The shapes of `shapes` (those of one name) that extend the abstract record `decl` of
+    /// `module` directly: a record declaration, or a non-constant case of a union declaration,
+    /// that names it among its bases. Where a value of that record is asked for, a `$type` of
+    /// that name stands for these.
+    pub(crate) fn extending<'a>(&'a self, shapes: &'a [Shape], module: u32, decl: u32) -> impl Iterator<Item = Shape> + 'a {
+        let extends = move |bases: &[Target]| bases.iter().any(|b| matches!(b, Target::Decl { module: m, decl: d } if (*m, *d) == (module, decl)));
+        shapes.iter().copied().filter(move |s| match &self.decl(s.module, s.decl).kind {
+            CDeclKind::Record { bases, .. } => s.case.is_none() && extends(bases),
+            CDeclKind::Union { bases, .. } => s.case.is_some() && extends(bases),
+            _ => false,
+        })
+    }
+
     /// The same program evaluated without the shortcuts (see `shortcuts`): every check and
     /// construction takes the general path. For tests that hold the two to the same charges.
     #[doc(hidden)]

@@ -493,19 +493,12 @@ impl<'p> Machine<'p> {
         path: &Path<'_>,
     ) -> IrResult<Shape> {
         let prog = self.prog;
-        let extends_expected = |bases: &[Target]| {
-            bases.iter().any(|b| matches!(b, Target::Decl { module, decl } if *module == expected_module && *decl == expected_decl))
-        };
         // Found by address where the name is the program's own, else by its text (hashed), and
         // each shape of the name looked at: tallied as `Machine::updates` tallies its look-up.
         let shapes = prog.shapes_of(discriminator);
         self.tally(1 + discriminator.len() as u64 / 64 + shapes.len() as u64);
-        let mut candidates = shapes.iter().filter(|s| match &prog.decl(s.module, s.decl).kind {
-            CDeclKind::Record { bases, .. } => s.case.is_none() && extends_expected(bases),
-            CDeclKind::Union { bases, .. } => s.case.is_some() && extends_expected(bases),
-            _ => false,
-        });
-        let Some(shape) = candidates.next().copied() else {
+        let mut candidates = prog.extending(shapes, expected_module, expected_decl);
+        let Some(shape) = candidates.next() else {
             return Err(boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")));
         };
         let more = candidates.count();

@@ -612,15 +612,10 @@ impl<'p> Layout<'p> {
                 Layout { module, decl, fields: &case.fields, type_name: &case.type_name }
             }
             CDeclKind::Record { is_abstract: true, .. } => {
-                let extends = |bases: &[Target]| bases.iter().any(|b| matches!(b, Target::Decl { module: m, decl: d } if (*m, *d) == (module, decl)));
                 let shapes = prog.shapes.get(name)?;
                 *work += shapes.len() as u64;
-                let mut found = shapes.iter().filter(|s| match &prog.decl(s.module, s.decl).kind {
-                    CDeclKind::Record { bases, .. } => s.case.is_none() && extends(&bases[..]),
-                    CDeclKind::Union { bases, .. } => s.case.is_some() && extends(&bases[..]),
-                    _ => false,
-                });
-                let shape = *found.next()?;
+                let mut found = prog.extending(shapes, module, decl);
+                let shape = found.next()?;
                 if found.next().is_some() {
                     return None;
                 }
