@@ -137,6 +137,30 @@ def host_shapes_program() -> ir.Program:
     return ir.link_program(ir.prepare_module(ir.assemble(HOST_SHAPES)))
 
 
+def many_cases_program(cases: int, name_length: int) -> tuple[ir.Program, str]:
+    """A union of `cases` cases whose names share all but their last five bytes (`name_length`
+    in all), and the name of its last case; `checked(n)` builds that case and checks it as the
+    union n times (10 operations per item)."""
+    prefix = "c" * (name_length - 5)
+    body = "".join(f"  case {prefix}{i:05d}\n    v: int required\n" for i in range(cases))
+    last = f"{prefix}{cases - 1:05d}"
+    text = f"""module bench/cases.nx fingerprint 1
+{PRELUDE_LINK}
+requires ranges-v1
+entrypoints functions [checked] components []
+
+union U
+{body}
+function take(u: U) =
+  1
+
+function checked(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    take(<U.{last} v=i />)
+"""
+    return ir.link_program(ir.prepare_module(ir.assemble(text))), last
+
+
 #: A context tool: ``whoAmI(context: ChatToolContext)`` answers the context's conversation id.
 CONTEXT_MODULE = """module main.nx fingerprint 1
 links @nx/agent/agent.nx version "b06c00c30be50ada" fingerprint 11527925250760699671

@@ -289,3 +289,82 @@ function given(s: string, n: int) =
     // of them alone fit easily), so the texts are what ends the call.
     assert!(literal.paid.operations < 2_000 * 5, "{:?}", literal.paid);
 }
+
+/// Cases of the many-case union and the length of their names.
+const CASES: usize = 4096;
+const CASE_NAME: usize = 1000;
+
+/// A union of [`CASES`] cases whose names share all but their last five bytes, the last case
+/// built, checked and matched by name in a loop.
+fn many_cases() -> (CompiledProgram, String) {
+    let prefix = "c".repeat(CASE_NAME - 5);
+    let name = |i: usize| format!("{prefix}{i:05}");
+    let cases: String = (0..CASES)
+        .map(|i| match i % 2 {
+            0 => format!("  case {}\n    v: int required\n", name(i)),
+            _ => format!("  case {} constant\n", name(i)),
+        })
+        .collect();
+    let (last, constant) = (name(CASES - 2), name(CASES - 1));
+    let text = format!(
+        r#"module cases.nx fingerprint 1
+links @nx/prelude.nx version "1" fingerprint 16429037828798365428
+requires ranges-v1
+entrypoints functions [built checked given named] components []
+
+union U
+{cases}
+function take(u: U) =
+  1
+
+function built(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    <U.{last} v=i />
+
+function checked(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    take(<U.{last} v=i />)
+
+function given(u: object, n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    take(u)
+
+function named(n: int) =
+  for i in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    take("{constant}")
+"#
+    );
+    let module = assemble(&text, &AssembleOptions::default()).expect("assembles");
+    let prelude = nx_ir_core::prelude::prelude_model(module.schema).expect("the prelude assembles");
+    let program = CompiledProgram::compile(&ModelProgram::link(vec![module, prelude]).expect("links")).expect("compiles");
+    (program, last)
+}
+
+#[test]
+fn a_union_of_thousands_of_long_cases_finds_each_case_by_a_search() {
+    // Each construction, check and constant named finds its case among 4,096 names of 1,000
+    // bytes that share 995: by a scan, up to 4,096 comparisons of 1,000 bytes each (about 4 MB
+    // per item, 64,000 units), which no charge paid for and the work counter did not see.
+    let (program, last) = many_cases();
+    let items = 200;
+    let host = HostValue::Record(HostRecord::new(Some(&format!("U.{last}"))).with("v", int(1)));
+    for (name, args) in [
+        ("built", vec![int(items)]),
+        ("checked", vec![int(items)]),
+        ("given", vec![host, int(items)]),
+        ("named", vec![int(items)]),
+    ] {
+        let out = run(&program, name, &args, Limits::with_budget(BUDGET));
+        let value = out.result.as_ref().unwrap_or_else(|error| panic!("{name}: {error:?}"));
+        let HostValue::List(values) = value else { panic!("{name}: {value:?}") };
+        assert_eq!(values.len(), items as usize, "{name}");
+        match (name, &values[0]) {
+            ("built", HostValue::Record(record)) => assert_eq!(record.type_name.as_deref(), Some(&*format!("U.{last}"))),
+            ("built", other) => panic!("{other:?}"),
+            (_, other) => assert_eq!(other, &int(1), "{name}"),
+        }
+        // Per item, the searches at most: 14 comparisons of 16 units each, twice.
+        assert!(out.paid.work < items as u64 * (2 * 14 * 16 + 100), "{name}: {:?}", out.paid);
+        out.bounded();
+    }
+}

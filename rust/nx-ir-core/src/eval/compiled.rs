@@ -163,6 +163,63 @@ pub(crate) struct CCase {
     pub is_constant: bool,
 }
 
+/// A union's cases by name, so that finding one takes a binary search however many cases the
+/// union declares (an image may declare thousands, with long names that share a prefix): one
+/// entry per distinct name, in byte order of the names.
+#[derive(Debug)]
+pub(crate) struct CaseIndex {
+    entries: Box<[CaseEntry]>,
+}
+
+/// The cases of one name (an image may declare a name more than once), as positions in the
+/// union's declaration order: the first, the first constant one and the first with fields
+/// ([`NO_CASE`] where there is none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CaseEntry {
+    pub first: u32,
+    pub constant: u32,
+    pub with_fields: u32,
+}
+
+/// No case of the name.
+pub(crate) const NO_CASE: u32 = u32::MAX;
+
+impl CaseIndex {
+    fn new(cases: &[CCase]) -> CaseIndex {
+        let mut order: Vec<u32> = (0..cases.len() as u32).collect();
+        order.sort_by(|&a, &b| cases[a as usize].name.as_bytes().cmp(cases[b as usize].name.as_bytes()).then(a.cmp(&b)));
+        let mut entries: Vec<(Name, CaseEntry)> = Vec::new();
+        for at in order {
+            let case = &cases[at as usize];
+            if !matches!(entries.last(), Some((name, _)) if **name == *case.name) {
+                entries.push((Name::clone(&case.name), CaseEntry { first: at, constant: NO_CASE, with_fields: NO_CASE }));
+            }
+            let (_, entry) = entries.last_mut().expect("an entry was pushed");
+            let slot = if case.is_constant { &mut entry.constant } else { &mut entry.with_fields };
+            if *slot == NO_CASE {
+                *slot = at;
+            }
+        }
+        CaseIndex { entries: entries.into_iter().map(|(_, entry)| entry).collect::<Vec<_>>().into_boxed_slice() }
+    }
+
+    /// The cases named `name` of the union whose `cases` these are, and the work of finding
+    /// them: each comparison of the search one unit, and one more per 64 bytes of the name.
+    pub fn find(&self, cases: &[CCase], name: &str) -> (Option<CaseEntry>, u64) {
+        let (mut low, mut high, mut steps) = (0, self.entries.len(), 1u64);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            steps += 1;
+            match cases[self.entries[middle].first as usize].name.as_bytes().cmp(name.as_bytes()) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return (Some(self.entries[middle]), steps * (1 + name.len() as u64 / 64)),
+            }
+        }
+        (None, steps * (1 + name.len() as u64 / 64))
+    }
+}
+
 #[derive(Debug)]
 pub(crate) enum CDeclKind {
     Function { params: Box<[CField]>, body: u32, result: Option<u32>, result_optional: bool },
@@ -184,7 +241,7 @@ pub(crate) enum CDeclKind {
     },
     /// `bases` are the abstract records the union extends: each non-constant case is a shape
     /// acceptable wherever one of them is expected.
-    Union { cases: Box<[CCase]>, bases: Box<[Target]> },
+    Union { cases: Box<[CCase]>, bases: Box<[Target]>, index: CaseIndex },
     TypeAlias,
 }
 
@@ -669,9 +726,8 @@ impl ModuleCompiler<'_> {
                         Some((self.index as u32, at as u32))
                     },
                 },
-                Decl::Union { cases, bases, .. } => CDeclKind::Union {
-                    bases: bases.iter().map(|b| self.target(*b)).collect(),
-                    cases: cases
+                Decl::Union { cases, bases, .. } => {
+                    let cases: Box<[CCase]> = cases
                         .iter()
                         .map(|c| {
                             let case = self.s(c.name);
@@ -682,8 +738,9 @@ impl ModuleCompiler<'_> {
                                 is_constant: c.is_constant != 0,
                             }
                         })
-                        .collect(),
-                },
+                        .collect();
+                    CDeclKind::Union { bases: bases.iter().map(|b| self.target(*b)).collect(), index: CaseIndex::new(&cases), cases }
+                }
                 Decl::TypeAlias { .. } => CDeclKind::TypeAlias,
             };
             let output_order = match &kind {
@@ -1001,5 +1058,51 @@ fn unit_check(types: &[CType], ty: u32) -> bool {
     match types.get(ty as usize) {
         Some(CType::Seq { item, may_be_many: false, .. }) => primitive(*item),
         _ => primitive(ty),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CCase, CaseIndex, NO_CASE};
+    use crate::eval::name::Name;
+
+    fn case(name: &str, is_constant: bool) -> CCase {
+        CCase { name: Name::counted(name), type_name: Name::counted(&format!("U.{name}")), fields: Box::new([]), is_constant }
+    }
+
+    #[test]
+    fn a_case_is_found_by_name_with_the_first_of_each_kind_when_a_name_is_declared_twice() {
+        let cases = [case("b", false), case("a", true), case("b", true), case("a", false), case("c", true), case("b", false)];
+        let index = CaseIndex::new(&cases);
+        let (b, _) = index.find(&cases, "b");
+        let b = b.expect("b is a case");
+        assert_eq!((b.first, b.constant, b.with_fields), (0, 2, 0));
+        let a = index.find(&cases, "a").0.expect("a is a case");
+        assert_eq!((a.first, a.constant, a.with_fields), (1, 1, 3));
+        let c = index.find(&cases, "c").0.expect("c is a case");
+        assert_eq!((c.first, c.constant, c.with_fields), (4, 4, NO_CASE));
+        for missing in ["", "aa", "d", "B"] {
+            assert!(index.find(&cases, missing).0.is_none(), "{missing}");
+        }
+        assert!(CaseIndex::new(&[]).find(&[], "a").0.is_none());
+    }
+
+    #[test]
+    fn finding_a_case_among_thousands_takes_a_search_tallied_by_the_names_length() {
+        // 4,096 names of 1,000 bytes that differ only at their end: a scan would compare
+        // 4,096 of them to the end; the search compares at most 13.
+        let prefix = "n".repeat(995);
+        let cases: Vec<CCase> = (0..4096).map(|i| case(&format!("{prefix}{i:05}"), i % 2 == 0)).collect();
+        let index = CaseIndex::new(&cases);
+        for at in [0usize, 1, 2047, 4094, 4095] {
+            let (found, work) = index.find(&cases, &cases[at].name);
+            assert_eq!(found.expect("found").first as usize, at);
+            // One unit and one per 64 bytes (15) for each comparison, 12 or 13 of them, and the
+            // search's own unit.
+            assert!(work <= 14 * 16, "{work}");
+        }
+        let (missing, work) = index.find(&cases, &format!("{prefix}99999"));
+        assert!(missing.is_none());
+        assert!(work <= 14 * 16, "{work}");
     }
 }

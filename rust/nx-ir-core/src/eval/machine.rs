@@ -1902,10 +1902,11 @@ impl<'p> Machine<'p> {
         }
         if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = pattern {
             let prog = self.prog;
-            if let CDeclKind::Union { cases, .. } = &prog.decl(*module, *decl).kind {
+            if let CDeclKind::Union { cases, index, .. } = &prog.decl(*module, *decl).kind {
                 // Any non-constant case of the name (an image could declare the name twice).
-                let named = |c: &&super::compiled::CCase| Name::ptr_eq(&c.name, case) || c.name == *case;
-                if let Some(found) = cases.iter().filter(named).find(|c| !c.is_constant) {
+                let (named, work) = index.find(cases, case);
+                self.tally(work);
+                if let Some(found) = named.and_then(|named| cases.get(named.with_fields as usize)) {
                     self.charge_in_place(cx, node)?;
                     return Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), Vec::new())));
                 }
@@ -2301,10 +2302,12 @@ impl<'p> Machine<'p> {
         let (module, decl) = self.resolve(cx, index, target)?;
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
-        let CDeclKind::Union { cases, .. } = &declaration.kind else {
+        let CDeclKind::Union { cases, index: by_name, .. } = &declaration.kind else {
             return Err(self.no_such_case(cx, index, name, None));
         };
-        let Some(found) = cases.iter().find(|c| c.name == *case) else {
+        let (named, work) = by_name.find(cases, case);
+        self.tally(work);
+        let Some(found) = named.and_then(|named| cases.get(named.first as usize)) else {
             return Err(self.no_such_case(cx, index, name, Some(case)));
         };
         if found.is_constant {

@@ -375,9 +375,11 @@ impl<'p> Machine<'p> {
                 let fields = self.normalize_fields(dcx, fields, &record.fields.as_slice(), &mut frame, path, false)?;
                 Ok(Value::Record(Record::normalized_rc(Name::clone(display), fields, module, decl, false)))
             }
-            CDeclKind::Union { cases, .. } => {
+            CDeclKind::Union { cases, index, .. } => {
                 if let Some(text) = value.as_text() {
-                    return match cases.iter().find(|c| c.is_constant && &*c.name == text) {
+                    let (named, work) = index.find(cases, text);
+                    self.tally(work);
+                    return match named.and_then(|named| cases.get(named.constant as usize)) {
                         Some(case) => Ok(Value::Case(Rc::new(CaseValue { case: Name::clone(&case.name) }))),
                         None => Err(boundary(format!("Invalid constant union case for {path}: '{text}' is not a case of {display}."))),
                     };
@@ -389,7 +391,9 @@ impl<'p> Machine<'p> {
                 let Some(case_name) = type_name.strip_prefix(&**display).and_then(|rest| rest.strip_prefix('.')) else {
                     return Err(boundary(format!("Expected {path} to be a {display} union case.")));
                 };
-                let Some(case) = cases.iter().find(|c| &*c.name == case_name) else {
+                let (named, work) = index.find(cases, case_name);
+                self.tally(work);
+                let Some(case) = named.and_then(|named| cases.get(named.first as usize)) else {
                     return Err(boundary(format!("Invalid union case '{type_name}' for {path}.")));
                 };
                 // The `$type` names the case, so a record normal at this union is of this case.

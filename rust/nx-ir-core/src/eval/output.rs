@@ -605,10 +605,11 @@ impl<'p> Layout<'p> {
     fn find(prog: &'p CompiledProgram, module: u32, decl: u32, name: &str, work: &mut u64) -> Option<Layout<'p>> {
         let declaration = prog.decl(module, decl);
         Some(match &declaration.kind {
-            CDeclKind::Union { cases, .. } => {
+            CDeclKind::Union { cases, index, .. } => {
                 let case_name = name.strip_prefix(&*declaration.name)?.strip_prefix('.')?;
-                *work += cases.len() as u64;
-                let case = cases.iter().find(|c| &*c.name == case_name).filter(|c| !c.is_constant)?;
+                let (named, found) = index.find(cases, case_name);
+                *work += found;
+                let case = named.and_then(|named| cases.get(named.first as usize)).filter(|c| !c.is_constant)?;
                 Layout { module, decl, fields: &case.fields, type_name: &case.type_name }
             }
             CDeclKind::Record { is_abstract: true, .. } => {
