@@ -1,4 +1,5 @@
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,30 +41,25 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         write("  per call            %6.2f us  (%.2fx a plain Python function, %.2f us)"
               % (full * 1e6, full / python, python * 1e6))
 
-    if {"rechecks viaOwn", "rechecks viaBase", "rechecks viaUnion"} <= FIGURES.keys():
-        from programs import RECHECKS_OPERATIONS
+    from programs import RECHECKS_OPERATIONS
 
-        own = FIGURES["rechecks viaOwn"]
-        write("records checked again, 3 checks per record (10^4 records):")
-        for key, label in (("viaOwn", "as its own declaration"), ("viaBase", "a subtype as its base"),
-                           ("viaUnion", "a union case as its union")):
-            figure = FIGURES[f"rechecks {key}"]
-            write("  %-28s %6.2f ns/op  (%.2fx its own declaration's)"
-                  % (label, figure / RECHECKS_OPERATIONS[key] * 1e9, figure / own))
-
-    if {"host records viaRecord", "host records viaBase", "host records viaUnion"} <= FIGURES.keys():
-        plain = FIGURES["host records viaRecord"]
-        write("host input, 1,000 records from Python (7,003 operations):")
-        for key, label in (("viaRecord", "where a record is declared"), ("viaBase", "where its abstract base is"),
-                           ("viaUnion", "where a union is (a case)")):
-            figure = FIGURES[f"host records {key}"]
-            write("  %-28s %7.1f us  (%.2fx the record's)" % (label, figure * 1e6, figure / plain))
-
-    if {"union cases 2", "union cases 4096"} <= FIGURES.keys():
-        small, large = FIGURES["union cases 2"], FIGURES["union cases 4096"]
-        write("union cases found by name, 1,000 built and checked (10,010 operations):")
-        write("  2 cases of 8 bytes          %7.1f us" % (small * 1e6))
-        write("  4,096 cases of 1,000 bytes  %7.1f us  (%.2fx the 2 cases')" % (large * 1e6, large / small))
+    _against_first(
+        write, FIGURES, "records checked again, 3 checks per record (10^4 records):", "its own declaration's",
+        [("rechecks viaOwn", "as its own declaration"), ("rechecks viaBase", "a subtype as its base"),
+         ("rechecks viaUnion", "a union case as its union")],
+        lambda key, seconds: "%6.2f ns/op" % (seconds / RECHECKS_OPERATIONS[key.removeprefix("rechecks ")] * 1e9),
+    )
+    _against_first(
+        write, FIGURES, "host input, 1,000 records from Python (7,003 operations):", "the record's",
+        [("host records viaRecord", "where a record is declared"), ("host records viaBase", "where its abstract base is"),
+         ("host records viaUnion", "where a union is (a case)")],
+        lambda key, seconds: "%7.1f us" % (seconds * 1e6),
+    )
+    _against_first(
+        write, FIGURES, "union cases found by name, 1,000 built and checked (10,010 operations):", "the 2 cases'",
+        [("union cases 2", "2 cases of 8 bytes"), ("union cases 4096", "4,096 cases of 1,000 bytes")],
+        lambda key, seconds: "%7.1f us" % (seconds * 1e6),
+    )
 
     from test_schema6_speed import summary as schema6_summary
 
@@ -76,3 +72,17 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     from test_profile_speed import summary as profile_summary
 
     profile_summary(write)
+
+
+def _against_first(
+    write: Any, figures: dict[str, float], heading: str, first: str, rows: list[tuple[str, str]],
+    shown: Callable[[str, float], str],
+) -> None:
+    """Under `heading`, one line per row (figure key, label) present in `figures`: the figure as
+    `shown` gives it and its ratio to the first row's figure (`first` names that row)."""
+    if not {key for key, _ in rows} <= figures.keys():
+        return
+    base = figures[rows[0][0]]
+    write(heading)
+    for key, label in rows:
+        write("  %-28s %s  (%.2fx %s)" % (label, shown(key, figures[key]), figures[key] / base, first))

@@ -181,6 +181,15 @@ pub(crate) struct CaseEntry {
     pub with_fields: u32,
 }
 
+/// Why a `$type` stands for no subtype ([`CompiledProgram::subtype_of`]): no shape of the name
+/// extends the record, more than one does (how many), or the one that does is abstract.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum NoSubtype {
+    None,
+    Ambiguous(usize),
+    Abstract,
+}
+
 /// No case of the name.
 pub(crate) const NO_CASE: u32 = u32::MAX;
 
@@ -188,19 +197,19 @@ impl CaseIndex {
     fn new(cases: &[CCase]) -> CaseIndex {
         let mut order: Vec<u32> = (0..cases.len() as u32).collect();
         order.sort_by(|&a, &b| cases[a as usize].name.as_bytes().cmp(cases[b as usize].name.as_bytes()).then(a.cmp(&b)));
-        let mut entries: Vec<(Name, CaseEntry)> = Vec::new();
+        let mut entries: Vec<CaseEntry> = Vec::new();
         for at in order {
             let case = &cases[at as usize];
-            if !matches!(entries.last(), Some((name, _)) if **name == *case.name) {
-                entries.push((Name::clone(&case.name), CaseEntry { first: at, constant: NO_CASE, with_fields: NO_CASE }));
+            if !matches!(entries.last(), Some(entry) if cases[entry.first as usize].name == case.name) {
+                entries.push(CaseEntry { first: at, constant: NO_CASE, with_fields: NO_CASE });
             }
-            let (_, entry) = entries.last_mut().expect("an entry was pushed");
+            let entry = entries.last_mut().expect("an entry was pushed");
             let slot = if case.is_constant { &mut entry.constant } else { &mut entry.with_fields };
             if *slot == NO_CASE {
                 *slot = at;
             }
         }
-        CaseIndex { entries: entries.into_iter().map(|(_, entry)| entry).collect::<Vec<_>>().into_boxed_slice() }
+        CaseIndex { entries: entries.into_boxed_slice() }
     }
 
     /// The cases named `name` of the union whose `cases` these are, and the work of finding
@@ -427,17 +436,26 @@ impl CompiledProgram {
         }
     }
 
-    /// The shapes of `shapes` (those of one name) that extend the abstract record `decl` of
-    /// `module` directly: a record declaration, or a non-constant case of a union declaration,
-    /// that names it among its bases. Where a value of that record is asked for, a `$type` of
-    /// that name stands for these.
-    pub(crate) fn extending<'a>(&'a self, shapes: &'a [Shape], module: u32, decl: u32) -> impl Iterator<Item = Shape> + 'a {
-        let extends = move |bases: &[Target]| bases.iter().any(|b| matches!(b, Target::Decl { module: m, decl: d } if (*m, *d) == (module, decl)));
-        shapes.iter().copied().filter(move |s| match &self.decl(s.module, s.decl).kind {
+    /// The one shape of `shapes` (those of one name) that a `$type` of that name stands for
+    /// where a value of the abstract record `decl` of `module` is asked for: a concrete record
+    /// declaration, or a non-constant case of a union declaration, that names the record among
+    /// its bases. Else why there is none.
+    pub(crate) fn subtype_of(&self, shapes: &[Shape], module: u32, decl: u32) -> Result<Shape, NoSubtype> {
+        let extends = |bases: &[Target]| bases.iter().any(|b| matches!(b, Target::Decl { module: m, decl: d } if (*m, *d) == (module, decl)));
+        let mut extending = shapes.iter().copied().filter(|s| match &self.decl(s.module, s.decl).kind {
             CDeclKind::Record { bases, .. } => s.case.is_none() && extends(bases),
             CDeclKind::Union { bases, .. } => s.case.is_some() && extends(bases),
             _ => false,
-        })
+        });
+        let shape = extending.next().ok_or(NoSubtype::None)?;
+        let more = extending.count();
+        if more > 0 {
+            return Err(NoSubtype::Ambiguous(more + 1));
+        }
+        if shape.case.is_none() && matches!(self.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
+            return Err(NoSubtype::Abstract);
+        }
+        Ok(shape)
     }
 
     /// The same program evaluated without the shortcuts (see `shortcuts`): every check and

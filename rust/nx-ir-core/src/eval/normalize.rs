@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use crate::error::{codes, IrError, IrResult};
 
-use super::compiled::{name_key, recheck_work, CDeclKind, CField, CType, CompiledProgram, Prim, Shape, Target};
+use super::compiled::{name_key, recheck_work, CDeclKind, CField, CType, CompiledProgram, NoSubtype, Prim, Shape, Target};
 use super::machine::{integral, Cx, Frame, Machine};
 use super::text::float64_text;
 use super::value::{CaseValue, Fields, FunctionRef, Name, Record, Value, INDEXED_FIELDS};
@@ -501,21 +501,15 @@ impl<'p> Machine<'p> {
         // each shape of the name looked at: tallied as `Machine::updates` tallies its look-up.
         let shapes = prog.shapes_of(discriminator);
         self.tally(1 + discriminator.len() as u64 / 64 + shapes.len() as u64);
-        let mut candidates = prog.extending(shapes, expected_module, expected_decl);
-        let Some(shape) = candidates.next() else {
-            return Err(boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")));
-        };
-        let more = candidates.count();
-        if more > 0 {
-            return Err(boundary(format!(
-                "Ambiguous subtype at {path}: {} declarations named '{discriminator}' extend {expected}, and a '$type' discriminator cannot tell them apart.",
-                more + 1
-            )));
-        }
-        if shape.case.is_none() && matches!(prog.decl(shape.module, shape.decl).kind, CDeclKind::Record { is_abstract: true, .. }) {
-            return Err(boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'.")));
-        }
-        Ok(shape)
+        prog.subtype_of(shapes, expected_module, expected_decl).map_err(|missing| match missing {
+            NoSubtype::None => boundary(format!("Expected {path} to be a {expected}, got '{discriminator}'.")),
+            NoSubtype::Ambiguous(count) => boundary(format!(
+                "Ambiguous subtype at {path}: {count} declarations named '{discriminator}' extend {expected}, and a '$type' discriminator cannot tell them apart."
+            )),
+            NoSubtype::Abstract => {
+                boundary(format!("Expected {path} to be a concrete type extending {expected}, got abstract '{discriminator}'."))
+            }
+        })
     }
 
     /// Full field normalization: unknown names refused, each declared field in order taken,

@@ -507,15 +507,11 @@ impl Machine<'_> {
                 Ok(matched)
             }
             Member::TypeName(name) => {
-                // First, and naming one subtype or case: its fields are the ones declared.
-                layout = match read.is_empty() && layout.is_none() {
-                    true => {
-                        let (named, work) = Layout::named(prog, decl_module, decl, name);
-                        self.tally(work);
-                        named
-                    }
-                    false => None,
-                };
+                // First (a member before it ended the visit), and naming one subtype or case:
+                // its fields are the ones declared.
+                let (named, work) = Layout::named(prog, decl_module, decl, name);
+                self.tally(work);
+                layout = named;
                 matched = layout.is_some();
                 typed = matched;
                 if let Some(layout) = &layout {
@@ -615,11 +611,7 @@ impl<'p> Layout<'p> {
             CDeclKind::Record { is_abstract: true, .. } => {
                 let shapes = prog.shapes.get(name)?;
                 *work += shapes.len() as u64;
-                let mut found = prog.extending(shapes, module, decl);
-                let shape = found.next()?;
-                if found.next().is_some() {
-                    return None;
-                }
+                let shape = prog.subtype_of(shapes, module, decl).ok()?;
                 let shape_decl = prog.decl(shape.module, shape.decl);
                 match (&shape_decl.kind, shape.case) {
                     (CDeclKind::Record { fields, is_abstract: false, update_target: None, .. }, None) => {
