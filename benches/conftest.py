@@ -52,7 +52,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     _against_first(
         write, FIGURES, "host input, 1,000 records from Python (7,003 operations):", "the record's",
         [("host records viaRecord", "where a record is declared"), ("host records viaBase", "where its abstract base is"),
-         ("host records viaUnion", "where a union is (a case)")],
+         ("host records viaUnion", "where a union is (a case)"),
+         ("host records viaBase late", "its base, with $type last"),
+         ("host records viaUnion late", "a union, with $type last")],
         lambda key, seconds: "%7.1f us" % (seconds * 1e6),
     )
     _against_first(

@@ -125,11 +125,14 @@ function viaUnion(xs: Shape*) =
 """
 
 #: What each function of HOST_SHAPES is given: 1,000 records where a concrete record, an abstract
-#: record (a subtype's `$type`) or a union (a case's `$type`) is declared.
+#: record (a subtype's `$type`) or a union (a case's `$type`) is declared; "late", the same
+#: records with their `$type` last.
 HOST_SHAPES_INPUT = {
     "viaRecord": [{"name": f"c{i}", "radius": i} for i in range(1000)],
     "viaBase": [{"$type": "Circle", "name": f"c{i}", "radius": i} for i in range(1000)],
     "viaUnion": [{"$type": "Shape.circle", "name": f"c{i}", "radius": i} for i in range(1000)],
+    "viaBase late": [{"name": f"c{i}", "radius": i, "$type": "Circle"} for i in range(1000)],
+    "viaUnion late": [{"name": f"c{i}", "radius": i, "$type": "Shape.circle"} for i in range(1000)],
 }
 
 

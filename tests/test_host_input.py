@@ -423,10 +423,19 @@ def test_subtypes_and_union_cases_give_what_the_program_computes(shapes_program:
         ("held", {"named": {"name": "u", "$type": "User", "age": 2}, "shape": {"side": 3, "$type": "Shape.square", "name": "s"}}),
         ("held", {"shape": "blank", "named": {"$type": "User", "name": "u"}}),
         ("held", {"shape": {"$type": "Shape.circle", "name": "c", "radius": "r"}, "named": {"$type": "User", "name": "u"}}),
+        # `$type` among or after the fields: found by a walk over the members, then read.
+        ("names", [{"name": "ada", "$type": "User", "age": 7}, {"name": "s", "side": 2, "$type": "Shape.square"}]),
+        ("names", [{"name": "ada", "$type": "Shape.triangle"}, {"name": "n", "$type": "Named"}]),
+        ("names", [{"age": 2, "name": "x", "$type": "User", "colour": "red"}]),
+        ("shapes", [{"radius": 1, "name": "c", "$type": "Shape.circle"}, {"name": "b", "$type": "Shape.blank"}]),
+        ("shapes", [{"side": "two", "name": "s", "$type": "Shape.square"}, {"name": "s", "$type": 3}]),
+        ("shapes", [{"name": "s", "side": 1, "side2": 2, "$type": "Shape.square"}]),
+        ("kept", {"age": 1, "$type": "User", "name": "bo"}),
+        ("held", {"named": {"age": 1, "name": "u", "$type": "User"}, "shape": {"name": "c", "radius": 1.5, "$type": "Shape.circle"}}),
     ],
 )
 def test_subtypes_and_union_cases_are_read_as_the_reader_reads_them(shapes_program: ir.Program, name: str, given: Any) -> None:
     # A record where an abstract record or a union is expected is read in the layout its
-    # `$type` names when that comes first; in any other order, or naming no such layout, the
+    # `$type` names, wherever the `$type` stands among its members; naming no such layout, the
     # reader's way. Value, operations or refusal are the reader's either way.
     assert _evaluated(shapes_program, name, (given,)) == _profiled(shapes_program, name, (given,))

@@ -7,9 +7,10 @@
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::error::{codes, IrError};
 use nx_ir_core::eval::{
-    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostRecord, HostValue,
-    HostValueBuilder, Limits, ModelProgram, Usage,
+    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostRead, HostRecord, HostValue,
+    HostValueBuilder, HostValueSource, Limits, Member, ModelProgram, Usage,
 };
+use std::borrow::Cow;
 use nx_ir_core::testing::fuzz::{work_bound, Paid};
 
 /// Fields of the wide record and its update.
@@ -366,5 +367,108 @@ fn a_union_of_thousands_of_long_cases_finds_each_case_by_a_search() {
         // Per item, the searches at most: 14 comparisons of 16 units each, twice.
         assert!(out.paid.work < items as u64 * (2 * 14 * 16 + 100), "{name}: {:?}", out.paid);
         out.bounded();
+    }
+}
+
+/// A host value whose records hand over their `$type` after their other members (as a Python
+/// dict written in that order does); read otherwise as the value itself.
+#[derive(Clone, Copy)]
+struct TypeLast<'v>(&'v HostValue);
+
+impl<'v> HostValueSource for TypeLast<'v> {
+    type Child = TypeLast<'v>;
+
+    fn read(&self) -> Result<HostRead<'_, TypeLast<'v>>, IrError> {
+        Ok(match (&self.0).read()? {
+            HostRead::Null => HostRead::Null,
+            HostRead::Bool(b) => HostRead::Bool(b),
+            HostRead::Int(i) => HostRead::Int(i),
+            HostRead::Float(f) => HostRead::Float(f),
+            HostRead::Str(s) => HostRead::Str(s),
+            HostRead::List(items) => HostRead::List(items.into_iter().map(TypeLast).collect()),
+            HostRead::Record { type_name, fields } => {
+                HostRead::Record { type_name, fields: fields.into_iter().map(|(name, item)| (name, TypeLast(item))).collect() }
+            }
+        })
+    }
+
+    fn visit_members<F>(&self, mut visit: F) -> Option<Result<(), IrError>>
+    where
+        F: FnMut(Member<'_, TypeLast<'v>>) -> Result<bool, IrError>,
+    {
+        let HostValue::Record(record) = self.0 else { return None };
+        let fields = record.fields.iter().map(|(name, item)| Member::Field(Cow::Borrowed(name.as_str()), TypeLast(item)));
+        for member in fields.chain(record.type_name.as_deref().map(Member::TypeName)) {
+            match visit(member) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        Some(Ok(()))
+    }
+}
+
+#[test]
+fn a_type_named_after_the_members_is_found_by_a_pass_the_counter_sees() {
+    // Records whose `$type` comes after 60 members, where an abstract record or a union is
+    // declared: the reader walks the members to find the `$type`, then reads them in its
+    // layout (or, with one member no field takes, the reader's way). Each walk is tallied; the
+    // value, operations and the rest of the work are those of the same records with the
+    // `$type` first.
+    let fields: String = (0..60).map(|i| format!("  f{i}: int required\n")).collect();
+    let text = format!(
+        r#"module late.nx fingerprint 1
+entrypoints functions [viaBase viaUnion] components []
+
+record Named abstract
+
+record Wide extends Named
+{fields}
+union Shape
+  case wide
+{cases}
+function viaBase(xs: Named*) =
+  for x in xs yield
+    1
+
+function viaUnion(xs: Shape*) =
+  for x in xs yield
+    1
+"#,
+        cases = fields.replace("  f", "    f")
+    );
+    let module = assemble(&text, &AssembleOptions::default()).expect("assembles");
+    let program = CompiledProgram::compile(&ModelProgram::link(vec![module]).expect("links")).expect("compiles");
+    let record = |type_name: &str, stray: bool| {
+        let mut record = HostRecord::new(Some(type_name));
+        for i in 0..60 {
+            let name = if stray && i == 59 { "stray".to_string() } else { format!("f{i}") };
+            record = record.with(&name, int(i));
+        }
+        HostValue::Record(record)
+    };
+    let items = 500;
+    for (name, type_name) in [("viaBase", "Wide"), ("viaUnion", "Shape.wide")] {
+        for stray in [false, true] {
+            let list = HostValue::List((0..items).map(|_| record(type_name, stray)).collect());
+            let first = run(&program, name, std::slice::from_ref(&list), Limits::with_budget(BUDGET));
+            let late = TypeLast(&list);
+            let mut usage = Usage::default();
+            let result = evaluate_function_with(&program, name, &[Some(late)], &Limits::with_budget(BUDGET), &mut HostValueBuilder, &mut usage);
+            let work = last_call_work();
+            match (&result, &first.result) {
+                (Ok(value), Ok(expected)) => assert_eq!(value, expected, "{name}"),
+                (Err(error), Err(expected)) => assert_eq!(error.code(), expected.code(), "{name}"),
+                (got, expected) => panic!("{name}, stray {stray}: {got:?} against {expected:?}"),
+            }
+            assert_eq!(usage.operations, Some(first.paid.operations), "{name}");
+            let paid = Paid { work, ..first.paid };
+            if let Err(message) = work_bound(paid) {
+                panic!("{name}, stray {stray}: {message}");
+            }
+            // Beside the work of reading them with the `$type` first: the walk, a unit per member.
+            assert_eq!(work, first.paid.work + items as u64 * 60, "{name}, stray {stray}");
+        }
     }
 }

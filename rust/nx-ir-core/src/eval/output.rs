@@ -375,8 +375,8 @@ impl Machine<'_> {
     /// order) and marked as its normal form ([`Record::normal_of`]), so the check that follows
     /// finds it normal and only makes its charges: no record is built twice and no host name
     /// is looked up in the program's table. Where an abstract record or a union is declared,
-    /// the same holds of a record whose first member is a `$type` naming the subtype or case the
-    /// check would take, in that subtype's or case's layout. Charges, results and failures are those of
+    /// the same holds of a record whose `$type` (wherever it stands among its members) names the
+    /// subtype or case the check would take, in that subtype's or case's layout. Charges, results and failures are those of
     /// `read_host` and the check after it (the program's shortcuts off, it is `read_host`).
     pub fn read_host_as<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32) -> IrResult<Value> {
         if !self.prog.shortcuts {
@@ -468,8 +468,9 @@ impl Machine<'_> {
     /// A host record read where the type `ty` of `module` is expected (see
     /// [`Machine::read_host_as`]), in one pass over its members: each matched to its declared
     /// field as it comes and read at that field's type. Where `ty` is an abstract record or a
-    /// union, the fields are those of the subtype or case its `$type` names ([`Layout`]), which
-    /// must then be its first member. `None` when `ty` is no record declaration, abstract record
+    /// union, the fields are those of the subtype or case its `$type` names ([`Layout`]): found
+    /// as the first member, or else by a pass over the members before the one that reads them.
+    /// `None` when `ty` is no record declaration, abstract record
     /// or union it reads so (the record is read as any other value) or the value is no record.
     /// A member no declared field takes (or one taken twice), or a `$type` naming another type
     /// (or none this way), sends the record to [`Machine::read_host`]'s way, read again from the
@@ -499,50 +500,86 @@ impl Machine<'_> {
         let mut seen = 0u64;
         let mut read: Vec<(Name, Value)> = Vec::with_capacity(layout.as_ref().map_or(0, |layout| layout.fields.len()));
         let (mut matched, mut typed, mut all_normal) = (true, false, true);
+        // The layout was found by a first pass to a `$type` after other members (`late`).
+        let (mut late, mut found_first) = (false, false);
         let named = |field: &CField, key: &str| field.name.len() == key.len() && *field.name == *key;
-        let visited = value.visit_members(|member| match member {
-            Member::TypeName(name) if fixed.is_some() => {
-                matched = name == &*declaration.name;
-                typed = matched;
-                Ok(matched)
-            }
-            Member::TypeName(name) => {
-                // First (a member before it ended the visit), and naming one subtype or case:
-                // its fields are the ones declared.
-                let (named, work) = Layout::named(prog, decl_module, decl, name);
-                self.tally(work);
-                layout = named;
-                matched = layout.is_some();
-                typed = matched;
-                if let Some(layout) = &layout {
-                    read.reserve_exact(layout.fields.len());
+        let visited = loop {
+            let visited = value.visit_members(|member| match member {
+                Member::TypeName(name) if fixed.is_some() => {
+                    matched = name == &*declaration.name;
+                    typed = matched;
+                    Ok(matched)
                 }
-                Ok(matched)
+                Member::TypeName(_) if found_first => {
+                    typed = true;
+                    Ok(true)
+                }
+                Member::TypeName(name) => {
+                    // First (a member before it ended the visit), and naming one subtype or
+                    // case: its fields are the ones declared.
+                    let (named, work) = Layout::named(prog, decl_module, decl, name);
+                    self.tally(work);
+                    layout = named;
+                    matched = layout.is_some();
+                    typed = matched;
+                    if let Some(layout) = &layout {
+                        read.reserve_exact(layout.fields.len());
+                    }
+                    Ok(matched)
+                }
+                Member::Field(key, item) => {
+                    let Some(Layout { module: field_module, fields: declared, .. }) = layout else {
+                        // A member before the `$type`: nothing is read yet.
+                        (matched, late) = (false, true);
+                        return Ok(false);
+                    };
+                    let i = read.len();
+                    // A host that writes the fields in declaration order finds each at once.
+                    let found = match declared.get(i) {
+                        Some(field) if named(field, &key) => Some(i),
+                        _ => declared.iter().position(|field| named(field, &key)),
+                    };
+                    let Some(position) = found.filter(|&position| seen & (1 << position) == 0) else {
+                        matched = false;
+                        return Ok(false);
+                    };
+                    // `i` is under the number of declared fields: each member read took another.
+                    seen |= 1 << position;
+                    at[i] = position as u8;
+                    let field = &declared[position];
+                    let value = self.read_typed(&item, field_module, field.ty, depth + 1, &mut all_normal)?;
+                    read.push((Name::clone(&field.name), value));
+                    Ok(true)
+                }
+            })?;
+            if !late || found_first {
+                break visited;
             }
-            Member::Field(key, item) => {
-                let Some(Layout { module: field_module, fields: declared, .. }) = layout else {
-                    matched = false;
-                    return Ok(false);
-                };
-                let i = read.len();
-                // A host that writes the fields in declaration order finds each at once.
-                let found = match declared.get(i) {
-                    Some(field) if named(field, &key) => Some(i),
-                    _ => declared.iter().position(|field| named(field, &key)),
-                };
-                let Some(position) = found.filter(|&position| seen & (1 << position) == 0) else {
-                    matched = false;
-                    return Ok(false);
-                };
-                // `i` is under the number of declared fields: each member read took another.
-                seen |= 1 << position;
-                at[i] = position as u8;
-                let field = &declared[position];
-                let value = self.read_typed(&item, field_module, field.ty, depth + 1, &mut all_normal)?;
-                read.push((Name::clone(&field.name), value));
-                Ok(true)
+            // The `$type` comes after other members: found by a pass over the members (each
+            // tallied), then the record is read again knowing its layout.
+            late = false;
+            let mut walked = 0u64;
+            let search = value.visit_members(|member| match member {
+                Member::TypeName(name) => {
+                    let (named, work) = Layout::named(prog, decl_module, decl, name);
+                    walked += work;
+                    layout = named;
+                    Ok(false)
+                }
+                Member::Field(..) => {
+                    walked += 1;
+                    Ok(true)
+                }
+            });
+            self.tally(walked);
+            match search {
+                Some(Ok(())) if layout.is_some() => (matched, found_first) = (true, true),
+                _ => break visited,
             }
-        })?;
+            if let Some(layout) = &layout {
+                read.reserve_exact(layout.fields.len());
+            }
+        };
         if let Err(error) = visited {
             return Some(Err(error));
         }
