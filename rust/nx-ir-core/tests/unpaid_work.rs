@@ -364,8 +364,10 @@ fn a_union_of_thousands_of_long_cases_finds_each_case_by_a_search() {
             ("built", other) => panic!("{other:?}"),
             (_, other) => assert_eq!(other, &int(1), "{name}"),
         }
-        // Per item, the searches at most: 14 comparisons of 16 units each, twice.
-        assert!(out.paid.work < items as u64 * (2 * 14 * 16 + 100), "{name}: {:?}", out.paid);
+        // Per item, the searches at most: 14 comparisons of 16 units each, twice. A
+        // construction finds its case without one (it was found when the program was compiled).
+        let searches = if name == "built" { 0 } else { 2 * 14 * 16 };
+        assert!(out.paid.work < items as u64 * (searches + 100), "{name}: {:?}", out.paid);
         out.bounded();
     }
 }

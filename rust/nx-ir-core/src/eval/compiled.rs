@@ -83,7 +83,18 @@ pub(crate) enum CNode {
     // `spread` says that some of them are spreads, named by the program's spread marker (see
     // `CompiledProgram::spread`), so only such a node takes the spreading path.
     Record { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
-    UnionCase { target: Target, name: Name, case: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
+    /// `found`: where the target is a union that declares the name, its entry in the union's
+    /// [`CaseIndex`] (found once the program is compiled, [`union_case_sites`]); else
+    /// [`NO_CASE`], and the name is searched for when evaluated.
+    UnionCase {
+        target: Target,
+        name: Name,
+        case: Name,
+        props: Box<[(Name, u32)]>,
+        content: Box<[u32]>,
+        spread: bool,
+        found: u32,
+    },
     Element { tag: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
     Component { target: Target, name: Name, props: Box<[(Name, u32)]>, content: Box<[u32]>, spread: bool },
     ActionHandler {
@@ -215,6 +226,24 @@ impl CaseIndex {
     /// The cases named `name` of the union whose `cases` these are, and the work of finding
     /// them: each comparison of the search one unit, and one more per 64 bytes of the name.
     pub fn find(&self, cases: &[CCase], name: &str) -> (Option<CaseEntry>, u64) {
+        let (at, steps) = self.search(cases, name);
+        (at.map(|at| self.entries[at]), steps * (1 + name.len() as u64 / 64))
+    }
+
+    /// The position of the entry of `name` (for [`CaseIndex::entry`]), found without a tally
+    /// (when the program is compiled).
+    fn position(&self, cases: &[CCase], name: &str) -> Option<u32> {
+        self.search(cases, name).0.map(|at| at as u32)
+    }
+
+    /// The entry at `position` ([`CaseIndex::position`] of this union's index).
+    #[inline(always)]
+    pub fn entry(&self, position: u32) -> Option<CaseEntry> {
+        self.entries.get(position as usize).copied()
+    }
+
+    /// The binary search for `name`: its entry's position, and the comparisons made plus one.
+    fn search(&self, cases: &[CCase], name: &str) -> (Option<usize>, u64) {
         let (mut low, mut high, mut steps) = (0, self.entries.len(), 1u64);
         while low < high {
             let middle = low + (high - low) / 2;
@@ -222,10 +251,10 @@ impl CaseIndex {
             match cases[self.entries[middle].first as usize].name.as_bytes().cmp(name.as_bytes()) {
                 std::cmp::Ordering::Less => low = middle + 1,
                 std::cmp::Ordering::Greater => high = middle,
-                std::cmp::Ordering::Equal => return (Some(self.entries[middle]), steps * (1 + name.len() as u64 / 64)),
+                std::cmp::Ordering::Equal => return (Some(middle), steps),
             }
         }
-        (None, steps * (1 + name.len() as u64 / 64))
+        (None, steps)
     }
 }
 
@@ -513,6 +542,7 @@ impl CompiledProgram {
             names.intern(text);
         }
         component_sites(&decoded, &mut modules);
+        union_case_sites(&mut modules);
         deep_rechecks(&mut modules);
         let mut shapes: NameMap<Name, Vec<Shape>> = NameMap::default();
         for (m, module) in modules.iter().enumerate() {
@@ -910,6 +940,7 @@ impl ModuleCompiler<'_> {
                     props,
                     content: content.clone().into_boxed_slice(),
                     spread,
+                    found: NO_CASE,
                 }
             }
             Node::Element { tag, props, content, .. } => {
@@ -985,6 +1016,30 @@ fn component_sites(decoded: &[model::Module], modules: &mut [CModule]) {
                     *ty = CType::Component { module, decl };
                 }
             }
+        }
+    }
+}
+
+/// Finds the cases each union case node names, where its target is a union that declares the
+/// name (a construction or pattern then takes them without a search; see `CNode::UnionCase`).
+fn union_case_sites(modules: &mut [CModule]) {
+    let mut found: Vec<(usize, usize, u32)> = Vec::new();
+    for (m, module) in modules.iter().enumerate() {
+        for (at, node) in module.nodes.iter().enumerate() {
+            let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = node else { continue };
+            let Some(declaration) = modules.get(*module as usize).and_then(|target| target.decls.get(*decl as usize)) else {
+                continue;
+            };
+            if let CDeclKind::Union { cases, index, .. } = &declaration.kind {
+                if let Some(entry) = index.position(cases, case) {
+                    found.push((m, at, entry));
+                }
+            }
+        }
+    }
+    for (m, at, entry) in found {
+        if let CNode::UnionCase { found, .. } = &mut modules[m].nodes[at] {
+            *found = entry;
         }
     }
 }

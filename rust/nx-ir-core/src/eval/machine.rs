@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::error::{codes, IrError, IrResult, SourceSpan};
 
 use super::constants::{self, Room};
-use super::compiled::{BinOp, CDeclKind, CField, CNode, CompiledProgram, Shape, Target, TextForm};
+use super::compiled::{BinOp, CCase, CDeclKind, CField, CNode, CaseEntry, CaseIndex, CompiledProgram, Shape, Target, TextForm, NO_CASE};
 use super::cost::{limit_error, stack_allowance, stack_position, Limits, MAX_EXPRESSION_NESTING};
 use super::components::SplitProps;
 use super::normalize::Path;
@@ -685,8 +685,8 @@ impl<'p> Machine<'p> {
             CNode::Record { target, name, props, content, spread } => {
                 self.eval_record(cx, frame, index, target, name, (props, *spread), content)
             }
-            CNode::UnionCase { target, name, case, props, content, spread } => {
-                self.eval_union_case(cx, frame, index, target, name, case, (props, *spread), content)
+            CNode::UnionCase { target, name, case, props, content, spread, found } => {
+                self.eval_union_case(cx, frame, index, target, (name, case, *found), (props, *spread), content)
             }
             CNode::Element { tag, props, content, spread } => self.eval_element(cx, frame, index, tag, (props, *spread), content),
             CNode::Component { target, name, props, content, spread } => {
@@ -1900,12 +1900,11 @@ impl<'p> Machine<'p> {
         if let CNode::BadLiteral(message) = pattern {
             return self.bad_literal(cx, message);
         }
-        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = pattern {
+        if let CNode::UnionCase { target: Target::Decl { module, decl }, case, found, .. } = pattern {
             let prog = self.prog;
             if let CDeclKind::Union { cases, index, .. } = &prog.decl(*module, *decl).kind {
                 // Any non-constant case of the name (an image could declare the name twice).
-                let (named, work) = index.find(cases, case);
-                self.tally(work);
+                let named = self.case_named(index, cases, case, *found);
                 if let Some(found) = named.and_then(|named| cases.get(named.with_fields as usize)) {
                     self.charge_in_place(cx, node)?;
                     return Ok(Value::Record(Record::new_rc(Some(Name::clone(&found.type_name)), Vec::new())));
@@ -2294,8 +2293,7 @@ impl<'p> Machine<'p> {
         frame: &mut Frame,
         index: u32,
         target: &Target,
-        name: &Name,
-        case: &Name,
+        (name, case, found): (&Name, &Name, u32),
         props: Props<'_>,
         content: &[u32],
     ) -> IrResult<Value> {
@@ -2305,8 +2303,7 @@ impl<'p> Machine<'p> {
         let CDeclKind::Union { cases, index: by_name, .. } = &declaration.kind else {
             return Err(self.no_such_case(cx, index, name, None));
         };
-        let (named, work) = by_name.find(cases, case);
-        self.tally(work);
+        let named = self.case_named(by_name, cases, case, found);
         let Some(found) = named.and_then(|named| cases.get(named.first as usize)) else {
             return Err(self.no_such_case(cx, index, name, Some(case)));
         };
@@ -2322,6 +2319,19 @@ impl<'p> Machine<'p> {
         self.recycle_fields(input);
         let fields = fields?;
         Ok(Value::Record(Record::normalized_rc(Name::clone(&found.type_name), fields, module, decl, false)))
+    }
+
+    /// The cases of a union case node's name: those found when the program was compiled (the
+    /// node's `found`), or else searched for in the union's `index` (tallied).
+    #[inline(always)]
+    fn case_named(&mut self, index: &CaseIndex, cases: &[CCase], case: &str, found: u32) -> Option<CaseEntry> {
+        if found != NO_CASE {
+            self.tally(1);
+            return index.entry(found);
+        }
+        let (named, work) = index.find(cases, case);
+        self.tally(work);
+        named
     }
 
     /// The props of a construction of component `(module, decl)` (whose props are `fields`),
