@@ -432,6 +432,14 @@ def test_subtypes_and_union_cases_give_what_the_program_computes(shapes_program:
         ("shapes", [{"name": "s", "side": 1, "side2": 2, "$type": "Shape.square"}]),
         ("kept", {"age": 1, "$type": "User", "name": "bo"}),
         ("held", {"named": {"age": 1, "name": "u", "$type": "User"}, "shape": {"name": "c", "radius": 1.5, "$type": "Shape.circle"}}),
+        # A member no field takes, or a `$type` naming another, after members read in the
+        # layout: those are kept and the rest read as the reader reads them.
+        ("held", {"shape": {"$type": "Shape.circle", "name": "c", "radius": 1}, "named": {"$type": "User", "name": "u"}, "x": [1, {"a": 2}]}),
+        ("held", {"shape": {"$type": "Shape.circle", "name": "c", "radius": 1}, "$type": "Other", "named": {"$type": "User", "name": "u"}}),
+        ("held", {"shape": {"$type": "Shape.circle", "name": "c", "radius": 1}, "shape2": 1, "named": {"$type": "User", "name": "u"}}),
+        ("kept", {"$type": "User", "name": "bo", "age": 3, "nick": "b"}),
+        ("kept", {"name": "bo", "age": 3, "nick": {"$type": "User"}, "$type": "User"}),
+        ("names", [{"$type": "Shape.circle", "name": "c", "radius": 1, "radius2": 2}]),
     ],
 )
 def test_subtypes_and_union_cases_are_read_as_the_reader_reads_them(shapes_program: ir.Program, name: str, given: Any) -> None:
@@ -439,3 +447,27 @@ def test_subtypes_and_union_cases_are_read_as_the_reader_reads_them(shapes_progr
     # `$type` names, wherever the `$type` stands among its members; naming no such layout, the
     # reader's way. Value, operations or refusal are the reader's either way.
     assert _evaluated(shapes_program, name, (given,)) == _profiled(shapes_program, name, (given,))
+
+
+CHAIN_MODULE = """module chain.nx fingerprint 1
+entrypoints functions [take] components []
+
+record R
+  next: R?
+  x: int required
+
+function take(r: R) =
+  r.x
+"""
+
+
+@pytest.mark.parametrize("last", [("stray", 2), ("$type", "Other"), ("x", "one")])
+def test_a_chain_whose_every_record_ends_off_its_layout_reads_as_the_reader_reads_it(last: tuple[str, Any]) -> None:
+    # 200 records, each with its next one first, then a member its declaration does not take
+    # (a `$type` naming another, or a mistyped field): each level has read the ones below it
+    # in their layout before it meets that member, and keeps them.
+    program = ir.link_program(ir.prepare_module(ir.assemble(CHAIN_MODULE)))
+    chain: dict[str, Any] = {"x": 1}
+    for _ in range(200):
+        chain = {"next": chain, "x": 1} | dict([last])
+    assert _evaluated(program, "take", (chain,)) == _profiled(program, "take", (chain,))

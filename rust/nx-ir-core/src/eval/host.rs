@@ -84,7 +84,8 @@ pub trait HostValueSource {
     /// `read` would take it as the type name), without gathering them first, until `visit`
     /// returns `Ok(false)`: `Some` with the first failure, of reading or of `visit`. `None` when
     /// the value is not a record (`read` then reads it). A reader that stops early and reads the
-    /// record again through `read` finds it unchanged. By default, through `read`.
+    /// record again through `read`, or visits it again, finds it unchanged (its members in the
+    /// same order). By default, through `read`.
     fn visit_members<F>(&self, mut visit: F) -> Option<IrResult<()>>
     where
         F: FnMut(Member<'_, Self::Child>) -> IrResult<bool>,

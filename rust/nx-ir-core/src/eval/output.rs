@@ -472,9 +472,12 @@ impl Machine<'_> {
     /// as the first member, or else by a pass over the members before the one that reads them.
     /// `None` when `ty` is no record declaration, abstract record
     /// or union it reads so (the record is read as any other value) or the value is no record.
-    /// A member no declared field takes (or one taken twice), or a `$type` naming another type
-    /// (or none this way), sends the record to [`Machine::read_host`]'s way, read again from the
-    /// start.
+    /// From a member no declared field takes (or one taken twice), or a `$type` naming another
+    /// type, on, the rest of the record is read [`Machine::read_host`]'s way, after what was
+    /// read ([`Machine::read_rest`]: read again, a refusal deep down a chain of such records
+    /// would read the levels below once per level above). A record whose layout is not found
+    /// (no `$type`, or one naming none this way) is read that way from the start, before
+    /// anything is read.
     fn read_record<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32, depth: u32, normal: &mut bool) -> Option<IrResult<Value>> {
         let prog = self.prog;
         let Some(CType::Nominal(Target::Decl { module: decl_module, decl })) = prog.modules[module as usize].types.get(ty as usize) else {
@@ -583,11 +586,17 @@ impl Machine<'_> {
         if let Err(error) = visited {
             return Some(Err(error));
         }
-        let Some(layout) = layout.filter(|_| matched) else {
+        let Some(layout) = layout else {
             *normal = false;
             return Some(value.read().and_then(|read| self.read_host_from(read, depth)));
         };
-        let at = &at[..read.len()];
+        if !matched {
+            // Stopped at a member no declared field takes (or a `$type` naming another type):
+            // the rest read as `read_host` reads it, after the members read.
+            *normal = false;
+            let taken = read.len() + typed as usize;
+            return Some(self.read_rest(value, read, taken, typed.then_some(layout.type_name), depth));
+        }
         if !all_normal || read.len() != layout.fields.len() {
             // As `read_host` reads it: the members in the host's order (each name the program's
             // own, the declared field's).
@@ -595,6 +604,7 @@ impl Machine<'_> {
             let type_name = typed.then(|| self.prog_name(layout.type_name));
             return Some(Ok(Value::Record(Record::new_rc(type_name, read))));
         }
+        let at = &at[..read.len()];
         // Every declared field once (`at` is a permutation): put in declaration order.
         if at.iter().enumerate().any(|(i, &p)| p as usize != i) {
             let mut placed: Vec<(u8, (Name, Value))> = at.iter().copied().zip(read).collect();
@@ -607,6 +617,47 @@ impl Machine<'_> {
         let deep = fixed.is_some() && declaration.deep_recheck.is_some();
         let (module, decl) = (layout.module, layout.decl);
         Some(Ok(Value::Record(Record::normalized_rc(Name::clone(layout.type_name), read, module, decl, deep))))
+    }
+}
+
+impl Machine<'_> {
+    /// The host record `value` as [`Machine::read_host`] reads it, where
+    /// [`Machine::read_record`] read its first `taken` members (`read`, each a field; the
+    /// `$type` among them when `typed`, named `typed`) before it stopped: the rest are read that
+    /// way after them, and the members read are not read again (each passed over is tallied).
+    #[cold]
+    #[inline(never)]
+    fn read_rest<S: HostValueSource>(
+        &mut self,
+        value: &S,
+        mut read: Vec<(Name, Value)>,
+        taken: usize,
+        typed: Option<&Name>,
+        depth: u32,
+    ) -> IrResult<Value> {
+        let mut type_name = typed.map(|name| self.prog_name(name));
+        let mut passed = 0;
+        let visited = value.visit_members(|member| {
+            if passed < taken {
+                passed += 1;
+                return Ok(true);
+            }
+            match member {
+                Member::TypeName(name) => type_name = Some(self.prog_name(name)),
+                Member::Field(key, item) => {
+                    let value = self.read_host(&item, depth + 1)?;
+                    read.push((self.prog_name(&key), value));
+                }
+            }
+            Ok(true)
+        });
+        self.tally(passed as u64);
+        match visited {
+            Some(Ok(())) => Ok(Value::Record(Record::new_rc(type_name, read))),
+            Some(Err(error)) => Err(error),
+            // Not a record now: as `read_host` reads it (the visit that stopped found one).
+            None => value.read().and_then(|read| self.read_host_from(read, depth)),
+        }
     }
 }
 
