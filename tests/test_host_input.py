@@ -471,3 +471,176 @@ def test_a_chain_whose_every_record_ends_off_its_layout_reads_as_the_reader_read
     for _ in range(200):
         chain = {"next": chain, "x": 1} | dict([last])
     assert _evaluated(program, "take", (chain,)) == _profiled(program, "take", (chain,))
+
+
+READING_MODULE = """module reading.nx fingerprint 1
+entrypoints functions [chain items named held] components []
+
+record R
+  next: R?
+  x: int required
+  label: string = "r"
+
+record Person
+  name: string required
+  age: int required
+
+record Item
+  name: string required
+  price: float64 required
+  tags: string*
+  owner: Person?
+
+record Named abstract
+  name: string required
+
+record User extends Named
+  name: string required
+  age: int = 30
+
+union Shape extends Named
+  case circle
+    name: string required
+    radius: float64 required
+  case square
+    name: string required
+    side: int required
+  case blank constant
+
+record Holder
+  shape: Shape required
+  named: Named required
+  any: object required
+  item: Item?
+
+function chain(r: R) =
+  r
+
+function items(xs: Item*) =
+  xs
+
+function named(xs: Named*) =
+  xs
+
+function held(h: Holder) =
+  h
+"""
+
+
+class _Shaped:
+    """Host values shaped after READING_MODULE's types, bent now and then: a `$type` anywhere
+    among the members (naming the record, another type, or no string), a member dropped, added
+    or mistyped, two members swapped, chains of records hundreds deep."""
+
+    def __init__(self, seed: int) -> None:
+        import random
+
+        self.rng = random.Random(seed)
+
+    def any(self, depth: int = 0) -> Any:
+        """Any value at all (what a mistyped member holds)."""
+        pick = self.rng.randrange(5 if depth > 2 else 8)
+        if pick == 5:
+            return [self.any(depth + 1) for _ in range(self.rng.randrange(3))]
+        if pick == 6:
+            return {f"k{i}": self.any(depth + 1) for i in range(self.rng.randrange(3))}
+        return [None, True, -3, 2.5, "blank", None, None, (1, "t")][pick]
+
+    def bent(self, members: list[tuple[Any, Any]], type_name: str) -> dict[Any, Any]:
+        rng = self.rng
+        if rng.randrange(6) == 0 and len(members) > 1:
+            a, b = rng.randrange(len(members)), rng.randrange(len(members))
+            members[a], members[b] = members[b], members[a]
+        if rng.randrange(12) == 0 and members:
+            members.pop(rng.randrange(len(members)))
+        if rng.randrange(12) == 0:
+            members.insert(rng.randrange(len(members) + 1), ("stray", self.any()))
+        if rng.randrange(10) == 0 and all(key != "$type" for key, _ in members):
+            name = rng.choice([type_name, "Shape.square", "Nothing", 7])
+            members.insert(rng.randrange(len(members) + 1), ("$type", name))
+        if rng.randrange(16) == 0 and members:
+            at = rng.randrange(len(members))
+            members[at] = (members[at][0], self.any())
+        return dict(members)
+
+    def typed(self, type_name: str, members: list[tuple[Any, Any]]) -> dict[Any, Any]:
+        if self.rng.randrange(8):
+            at = 0 if self.rng.randrange(2) else self.rng.randrange(len(members) + 1)
+            members.insert(at, ("$type", type_name))
+        return self.bent(members, type_name)
+
+    def value(self, ty: str) -> Any:
+        rng = self.rng
+        if rng.randrange(24) == 0:
+            return self.any()
+        if ty == "int":
+            return rng.randrange(1000)
+        if ty == "float":
+            return rng.randrange(10) if rng.randrange(4) == 0 else rng.randrange(1000) / 4
+        if ty == "str":
+            return f"s{rng.randrange(100)}"
+        if ty == "Person":
+            return self.bent([("name", self.value("str")), ("age", self.value("int"))], "Person")
+        if ty == "Item":
+            members = [("name", self.value("str")), ("price", self.value("float"))]
+            if rng.randrange(3):
+                members.append(("tags", [self.value("str") for _ in range(rng.randrange(4))]))
+            if rng.randrange(2):
+                members.append(("owner", self.value("Person")))
+            return self.bent(members, "Item")
+        if ty == "Shape":
+            case = rng.randrange(4)
+            if case == 0:
+                return "blank"
+            if case == 1:
+                return self.typed("Shape.blank", [])
+            if case == 2:
+                return self.typed("Shape.circle", [("name", self.value("str")), ("radius", self.value("float"))])
+            return self.typed("Shape.square", [("name", self.value("str")), ("side", self.value("int"))])
+        if ty == "Named":
+            if rng.randrange(3):
+                return self.value("Shape")
+            members = [("name", self.value("str"))]
+            if rng.randrange(2):
+                members.append(("age", self.value("int")))
+            return self.typed("User", members)
+        if ty == "Holder":
+            members = [("shape", self.value("Shape")), ("named", self.value("Named")), ("any", self.any())]
+            if rng.randrange(2):
+                members.append(("item", self.value("Item")))
+            return self.bent(members, "Holder")
+        assert ty == "R"
+        levels = 100 + rng.randrange(150) if rng.randrange(8) == 0 else rng.randrange(4)
+        bend = rng.randrange(6)
+        value: Any = None
+        for level in range(levels + 1):
+            members: list[tuple[Any, Any]] = [] if value is None else [("next", value)]
+            members.append(("x", level))
+            if rng.randrange(2):
+                members.append(("label", "l"))
+            if levels > 50:
+                members += [[("stray", 1)], [("$type", "Other")], [("$type", "R")], [("x", "x")], [], []][bend]
+                value = dict(members)
+            else:
+                value = self.bent(members, "R")
+        return value
+
+
+def test_host_values_shaped_after_their_types_read_as_the_reader_reads_them() -> None:
+    # 1,500 generated arguments, each read where it lies (a record in its declared layout as its
+    # members come) and by the reader's way: the same value and operations, or the same refusal.
+    program = ir.link_program(ir.prepare_module(ir.assemble(READING_MODULE)))
+    outcomes = {"value": 0, "refused": 0}
+    for seed in range(1500):
+        shaped = _Shaped(seed)
+        name = shaped.rng.choice(["chain", "items", "named", "held"])
+        if name == "chain":
+            arg = shaped.value("R")
+        elif name == "held":
+            arg = shaped.value("Holder")
+        else:
+            arg = [shaped.value("Item" if name == "items" else "Named") for _ in range(shaped.rng.randrange(6))]
+        evaluated = _evaluated(program, name, (arg,))
+        assert evaluated == _profiled(program, name, (arg,)), (seed, name, arg)
+        outcomes[evaluated[0]] += 1
+    assert min(outcomes.values()) > 300, outcomes

@@ -808,7 +808,7 @@ impl Rng {
     }
 
     /// A number below `n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             0
         } else {
