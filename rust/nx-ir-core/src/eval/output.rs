@@ -376,8 +376,9 @@ impl Machine<'_> {
     /// finds it normal and only makes its charges: no record is built twice and no host name
     /// is looked up in the program's table. Where an abstract record or a union is declared,
     /// the same holds of a record whose `$type` (wherever it stands among its members) names the
-    /// subtype or case the check would take, in that subtype's or case's layout. Charges, results and failures are those of
-    /// `read_host` and the check after it (the program's shortcuts off, it is `read_host`).
+    /// subtype or case the check would take, in that subtype's or case's layout. Charges,
+    /// results and failures are those of `read_host` and the check after it (the program's
+    /// shortcuts off, it is `read_host`).
     pub fn read_host_as<S: HostValueSource>(&mut self, value: &S, module: u32, ty: u32) -> IrResult<Value> {
         if !self.prog.shortcuts {
             return self.read_host(value, 0);
@@ -470,8 +471,8 @@ impl Machine<'_> {
     /// field as it comes and read at that field's type. Where `ty` is an abstract record or a
     /// union, the fields are those of the subtype or case its `$type` names ([`Layout`]): found
     /// as the first member, or else by a pass over the members before the one that reads them.
-    /// `None` when `ty` is no record declaration, abstract record
-    /// or union it reads so (the record is read as any other value) or the value is no record.
+    /// `None` when `ty` is no record declaration, abstract record or union it reads so (the
+    /// record is read as any other value) or the value is no record.
     /// From a member no declared field takes (or one taken twice), or a `$type` naming another
     /// type, on, the rest of the record is read [`Machine::read_host`]'s way, after what was
     /// read ([`Machine::read_rest`]: read again, a refusal deep down a chain of such records
@@ -618,9 +619,7 @@ impl Machine<'_> {
         let (module, decl) = (layout.module, layout.decl);
         Some(Ok(Value::Record(Record::normalized_rc(Name::clone(layout.type_name), read, module, decl, deep))))
     }
-}
 
-impl Machine<'_> {
     /// The host record `value` as [`Machine::read_host`] reads it, where
     /// [`Machine::read_record`] read its first `taken` members (`read`, each a field; the
     /// `$type` among them when `typed`, named `typed`) before it stopped: the rest are read that
