@@ -207,11 +207,18 @@ pub(crate) const NO_CASE: u32 = u32::MAX;
 impl CaseIndex {
     fn new(cases: &[CCase]) -> CaseIndex {
         let mut order: Vec<u32> = (0..cases.len() as u32).collect();
-        order.sort_by(|&a, &b| cases[a as usize].name.as_bytes().cmp(cases[b as usize].name.as_bytes()).then(a.cmp(&b)));
+        // A program's names are interned (one address per text), so a name repeated is compared
+        // without its text.
+        let same = |a: &Name, b: &Name| Name::ptr_eq(a, b) || a == b;
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&cases[a as usize].name, &cases[b as usize].name);
+            let order = if Name::ptr_eq(x, y) { std::cmp::Ordering::Equal } else { x.as_bytes().cmp(y.as_bytes()) };
+            order.then(a.cmp(&b))
+        });
         let mut entries: Vec<CaseEntry> = Vec::new();
         for at in order {
             let case = &cases[at as usize];
-            if !matches!(entries.last(), Some(entry) if cases[entry.first as usize].name == case.name) {
+            if !matches!(entries.last(), Some(entry) if same(&cases[entry.first as usize].name, &case.name)) {
                 entries.push(CaseEntry { first: at, constant: NO_CASE, with_fields: NO_CASE });
             }
             let entry = entries.last_mut().expect("an entry was pushed");
@@ -271,7 +278,6 @@ pub(crate) enum CDeclKind {
         body: Option<u32>,
         is_abstract: bool,
         emits: Box<[(Name, Target)]>,
-        key: Name,
         /// What a handler's result must update to patch this component's state: schema 5's
         /// `<C>.Update` names the component itself; schema 6's `<C>.State.Update` names the
         /// `<C>.State` record (`None` when the image names none: nothing patches the state).
@@ -286,8 +292,10 @@ pub(crate) enum CDeclKind {
 #[derive(Debug)]
 pub(crate) struct CDecl {
     pub name: Name,
-    /// `identity::name`, for diagnostics.
-    pub qualified: Name,
+    /// `identity::name` (diagnostics, a component's key), made when first asked for
+    /// ([`CompiledProgram::qualified`]): made for every declaration up front, an image's long
+    /// identity would be copied once per declaration.
+    qualified: std::sync::OnceLock<Name>,
     pub kind: CDeclKind,
     /// Slots a frame of this declaration is created with (a hint; frames grow as needed).
     pub frame_size: u32,
@@ -417,10 +425,13 @@ pub struct CompiledProgram {
 pub(crate) struct Names {
     /// Each name, and the string value of the same text once a string literal has it.
     map: NameMap<Name, Option<Text>>,
+    /// The bytes of text hashed so far (see [`CompiledProgram::compile_work`]).
+    hashed: u64,
 }
 
 impl Names {
     pub fn intern(&mut self, text: &str) -> Name {
+        self.hashed += text.len() as u64 + 1;
         if let Some((key, _)) = self.map.get_key_value(text) {
             return key.clone();
         }
@@ -432,6 +443,7 @@ impl Names {
     /// The string value of a literal: one per text in the program, so every literal of the
     /// same text shares it (and its address: see [`CompiledProgram::shared_texts`]).
     pub fn literal(&mut self, text: &str) -> Text {
+        self.hashed += text.len() as u64 + 1;
         match self.map.get_mut(text) {
             Some(Some(literal)) => literal.clone(),
             Some(slot) => slot.insert(Text::literal(text)).clone(),
@@ -533,6 +545,9 @@ impl CompiledProgram {
                 by_name: &by_name,
                 names: &mut names,
                 spread: &spread,
+                strings: vec![None; module.strings.len()],
+                literals: vec![None; module.strings.len()],
+                targets: HashMap::new(),
             };
             modules.push(cx.compile()?);
         }
@@ -626,6 +641,22 @@ impl CompiledProgram {
         })
     }
 
+    /// The work compiling the program did on names: each text interned, made a literal or
+    /// looked up as a declaration's name, a unit per byte and one more (each string of an image
+    /// once, however many nodes, types or fields name it). Tests hold it in proportion to the
+    /// images' size.
+    pub fn compile_work(&self) -> u64 {
+        self.names.hashed
+    }
+
+    /// `identity::name` of the declaration `decl` of `module`: what diagnostics name it by, and
+    /// a component's key (components of one name in two modules differ by it).
+    pub(crate) fn qualified(&self, module: u32, decl: u32) -> &Name {
+        let module = &self.modules[module as usize];
+        let declaration = &module.decls[decl as usize];
+        declaration.qualified.get_or_init(|| Name::lasting(&format!("{}::{}", module.identity, declaration.name)))
+    }
+
     pub(crate) fn decl(&self, module: u32, decl: u32) -> &CDecl {
         &self.modules[module as usize].decls[decl as usize]
     }
@@ -644,16 +675,50 @@ struct ModuleCompiler<'a> {
     by_name: &'a [NameMap<Arc<str>, u32>],
     names: &'a mut Names,
     spread: &'a Name,
+    /// Each of the module's strings interned ([`ModuleCompiler::s`]), as a literal
+    /// ([`ModuleCompiler::literal`]), and each reference resolved ([`ModuleCompiler::target`]),
+    /// once: an image's nodes, types and fields could all name one long string, and hashing it
+    /// for each would make compiling take the number of them times its length.
+    strings: Vec<Option<Name>>,
+    literals: Vec<Option<Text>>,
+    targets: HashMap<(u32, u32), Target>,
 }
 
 impl ModuleCompiler<'_> {
     fn s(&mut self, index: u32) -> Name {
-        let text = self.module.string(index).to_string();
-        self.names.intern(&text)
+        if let Some(Some(name)) = self.strings.get(index as usize) {
+            return Name::clone(name);
+        }
+        let name = self.names.intern(self.module.string(index));
+        if let Some(slot) = self.strings.get_mut(index as usize) {
+            *slot = Some(Name::clone(&name));
+        }
+        name
+    }
+
+    fn literal(&mut self, index: u32) -> Text {
+        if let Some(Some(text)) = self.literals.get(index as usize) {
+            return text.clone();
+        }
+        let text = self.names.literal(self.module.string(index));
+        if let Some(slot) = self.literals.get_mut(index as usize) {
+            *slot = Some(text.clone());
+        }
+        text
     }
 
     fn target(&mut self, reference: model::Ref) -> Target {
+        if let Some(target) = self.targets.get(&(reference.slot, reference.name)) {
+            return target.clone();
+        }
+        let target = self.resolve_target(reference);
+        self.targets.insert((reference.slot, reference.name), target.clone());
+        target
+    }
+
+    fn resolve_target(&mut self, reference: model::Ref) -> Target {
         let name = self.module.string(reference.name);
+        self.names.hashed += name.len() as u64 + 1;
         let own = self.identities[self.index].clone();
         let Some(linked) = self.source.resolve_slot(self.index, reference.slot) else {
             return Target::Missing(format!("Module '{own}' has no module at slot {}.", reference.slot).into());
@@ -711,7 +776,7 @@ impl ModuleCompiler<'_> {
                     "string" => Prim::String,
                     "boolean" => Prim::Boolean,
                     "object" => Prim::Object,
-                    other => Prim::Unknown(self.names.intern(other)),
+                    _ => Prim::Unknown(self.s(*name)),
                 }),
                 Type::Nominal(r) => CType::Nominal(self.target(*r)),
                 Type::Function { .. } | Type::AnyFunction { .. } => CType::Function,
@@ -743,7 +808,6 @@ impl ModuleCompiler<'_> {
         let mut decls = Vec::with_capacity(module.declarations.len());
         for (at, decl) in module.declarations.iter().enumerate() {
             let name = self.s(decl.name());
-            let qualified = Name::lasting(&format!("{identity}::{name}"));
             let kind = match decl {
                 Decl::Function { params, body, result, result_flags, .. } => CDeclKind::Function {
                     params: params.iter().map(|p| self.field(p, true)).collect(),
@@ -764,7 +828,6 @@ impl ModuleCompiler<'_> {
                     body: *body,
                     is_abstract: flags & kinds::flags::COMPONENT_ABSTRACT != 0,
                     emits: emits.iter().map(|e| (self.s(e.name), self.target(e.action))).collect(),
-                    key: qualified.clone(),
                     state_target: if module.schema >= kinds::SCHEMA_6 {
                         match state_record.map(|r| self.target(r)) {
                             Some(Target::Decl { module, decl }) => Some((module, decl)),
@@ -775,12 +838,22 @@ impl ModuleCompiler<'_> {
                     },
                 },
                 Decl::Union { cases, bases, .. } => {
+                    // Each case name's type name made once (a union may name one case many times).
+                    let mut type_names: HashMap<u32, Name> = HashMap::new();
                     let cases: Box<[CCase]> = cases
                         .iter()
                         .map(|c| {
                             let case = self.s(c.name);
+                            let type_name = match type_names.get(&c.name) {
+                                Some(type_name) => Name::clone(type_name),
+                                None => {
+                                    let type_name = self.names.intern(&format!("{name}.{case}"));
+                                    type_names.insert(c.name, Name::clone(&type_name));
+                                    type_name
+                                }
+                            };
                             CCase {
-                                type_name: self.names.intern(&format!("{name}.{case}")),
+                                type_name,
                                 name: case,
                                 fields: c.fields.iter().map(|f| self.field(f, false)).collect(),
                                 is_constant: c.is_constant != 0,
@@ -794,7 +867,11 @@ impl ModuleCompiler<'_> {
             let output_order = match &kind {
                 CDeclKind::Record { fields, .. } => {
                     let mut order: Vec<u32> = (0..fields.len() as u32).collect();
-                    order.sort_by(|a, b| fields[*a as usize].name.as_bytes().cmp(fields[*b as usize].name.as_bytes()));
+                    // One name is one address (interned): equal names compare without their text.
+                    order.sort_by(|a, b| {
+                        let (a, b) = (&fields[*a as usize].name, &fields[*b as usize].name);
+                        if Name::ptr_eq(a, b) { std::cmp::Ordering::Equal } else { a.as_bytes().cmp(b.as_bytes()) }
+                    });
                     order.into_boxed_slice()
                 }
                 _ => Box::default(),
@@ -809,7 +886,7 @@ impl ModuleCompiler<'_> {
                 }
                 _ => 0,
             };
-            decls.push(CDecl { name, qualified, kind, frame_size: 0, output_order, written_names_cost, unit_checked, deep_recheck: None });
+            decls.push(CDecl { name, qualified: std::sync::OnceLock::new(), kind, frame_size: 0, output_order, written_names_cost, unit_checked, deep_recheck: None });
         }
         // Frame sizes: the highest slot any node of the module binds or reads, plus the fields.
         let mut max_slot = 0u32;
@@ -860,7 +937,7 @@ impl ModuleCompiler<'_> {
         let module = self.module;
         match node {
             Node::Bool { value } => CNode::Bool(*value != 0),
-            Node::String { value } => CNode::Str(self.names.literal(self.module.string(*value))),
+            Node::String { value } => CNode::Str(self.literal(*value)),
             Node::Number { constant } => match module.constants.get(*constant as usize) {
                 Some(Constant::Int(i)) => CNode::Int(*i),
                 Some(Constant::Float(f)) => CNode::Float(*f),
@@ -1022,18 +1099,22 @@ fn component_sites(decoded: &[model::Module], modules: &mut [CModule]) {
 
 /// Finds the cases each union case node names, where its target is a union that declares the
 /// name (a construction or pattern then takes them without a search; see `CNode::UnionCase`).
+/// Each union and name is searched for once, however many nodes name it: an image's nodes could
+/// all name one long case name that a search compares many times.
 fn union_case_sites(modules: &mut [CModule]) {
     let mut found: Vec<(usize, usize, u32)> = Vec::new();
+    let mut searched: HashMap<(u32, u32, usize), Option<u32>> = HashMap::new();
     for (m, module) in modules.iter().enumerate() {
         for (at, node) in module.nodes.iter().enumerate() {
             let CNode::UnionCase { target: Target::Decl { module, decl }, case, .. } = node else { continue };
             let Some(declaration) = modules.get(*module as usize).and_then(|target| target.decls.get(*decl as usize)) else {
                 continue;
             };
-            if let CDeclKind::Union { cases, index, .. } = &declaration.kind {
-                if let Some(entry) = index.position(cases, case) {
-                    found.push((m, at, entry));
-                }
+            let CDeclKind::Union { cases, index, .. } = &declaration.kind else { continue };
+            // The program's names are interned: one address per text.
+            let entry = *searched.entry((*module, *decl, name_key(case))).or_insert_with(|| index.position(cases, case));
+            if let Some(entry) = entry {
+                found.push((m, at, entry));
             }
         }
     }

@@ -38,9 +38,10 @@ impl Machine<'_> {
         let prog = self.prog;
         let declaration = prog.decl(module, decl);
         let name = &declaration.name;
-        let CDeclKind::Component { emits, key, .. } = &declaration.kind else {
+        let CDeclKind::Component { emits, .. } = &declaration.kind else {
             return Err(IrError::new(codes::COMPONENT, "The declaration is not a component."));
         };
+        let key = prog.qualified(module, decl);
         let input = input.into_iter();
         let mut plain = Vec::with_capacity(input.size_hint().0);
         let mut handlers = Vec::new();

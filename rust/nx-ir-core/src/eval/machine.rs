@@ -290,8 +290,8 @@ impl<'p> Machine<'p> {
     pub fn error(&self, cx: Cx, node: Option<u32>, code: &'static str, message: impl Into<String>) -> IrError {
         let mut error = IrError::new(code, message);
         if let Some(module) = self.prog.modules.get(cx.module as usize) {
-            if let Some(decl) = module.decls.get(cx.decl as usize) {
-                error.diagnostics[0].declaration = Some(decl.qualified.to_string());
+            if module.decls.get(cx.decl as usize).is_some() {
+                error.diagnostics[0].declaration = Some(self.prog.qualified(cx.module, cx.decl).to_string());
             }
             if let Some(Some((start, end))) = node.and_then(|n| module.node_spans.get(n as usize)) {
                 error.diagnostics[0].source =
@@ -782,10 +782,7 @@ impl<'p> Machine<'p> {
             self.resolve(cx, index, owner)?;
         }
         let prog = self.prog;
-        let component_key = match &prog.decl(cm, cd).kind {
-            CDeclKind::Component { key, .. } => Name::clone(key),
-            _ => Name::clone(&prog.decl(cm, cd).qualified),
-        };
+        let component_key = Name::clone(prog.qualified(cm, cd));
         // The capture is a copy of the whole frame, up to its highest bound slot, which no
         // charge pays for (a handler costs what any node does): counted as the update
         // intrinsics' copies are, against the memory ceiling, so a loop making handlers over a

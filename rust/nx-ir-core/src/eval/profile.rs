@@ -342,7 +342,7 @@ impl Profiler {
                 let declaration = prog.modules.get(f.module as usize).and_then(|m| m.decls.get(f.decl as usize));
                 ProfileFrame {
                     parent: if f.parent == 0 { None } else { Some(f.parent as usize - 1) },
-                    declaration: declaration.map_or_else(String::new, |d| d.qualified.to_string()),
+                    declaration: declaration.map_or_else(String::new, |_| prog.qualified(f.module, f.decl).to_string()),
                     kind: declaration.map_or("other", |d| match d.kind {
                         CDeclKind::Function { .. } => "function",
                         CDeclKind::Value { .. } => "value",

@@ -198,11 +198,21 @@ fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult
     let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
     let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
 
-    // A stable sort keeps declaration order among equal names: the first is the declaration,
-    // the later ones are the duplicates.
-    names.sort_by(|a, b| text(a.0).cmp(text(b.0)));
-    let mut duplicates: Vec<(u32, u32)> =
-        names.windows(2).filter(|pair| text(pair[0].0) == text(pair[1].0)).map(|pair| (pair[1].1, pair[1].0)).collect();
+    // Names are compared by their strings' indices first and by text only once per distinct
+    // index: many declarations (or references) could name one long string, and comparing its
+    // text for each would take their number times its length. Among equal names the first
+    // declared is the declaration, the later ones are the duplicates.
+    names.sort_unstable();
+    let mut duplicates: Vec<(u32, u32)> = Vec::new();
+    names.dedup_by(|later, first| {
+        let same = later.0 == first.0;
+        if same {
+            duplicates.push((later.1, later.0));
+        }
+        same
+    });
+    names.sort_by(|a, b| text(a.0).cmp(text(b.0)).then(a.1.cmp(&b.1)));
+    duplicates.extend(names.windows(2).filter(|pair| text(pair[0].0) == text(pair[1].0)).map(|pair| (pair[1].1, pair[1].0)));
     duplicates.sort_unstable();
     for (_, name) in duplicates {
         diagnostics.push(Diagnostic::error(
@@ -211,6 +221,8 @@ fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult
         ));
     }
 
+    references.sort_unstable_by_key(|reference| (reference.slot, reference.name));
+    references.dedup_by_key(|reference| (reference.slot, reference.name));
     references.sort_by(|a, b| a.slot.cmp(&b.slot).then_with(|| text(a.name).cmp(text(b.name))));
     references.dedup_by(|a, b| a.slot == b.slot && text(a.name) == text(b.name));
     for reference in references.iter().take_while(|reference| reference.slot == 0) {

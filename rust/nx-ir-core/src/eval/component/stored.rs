@@ -375,10 +375,7 @@ impl Reader<'_> {
         if let Some(owner) = owner {
             resolve(owner)?;
         }
-        let component_key = match &program.decl(cm, cd).kind {
-            CDeclKind::Component { key, .. } => Name::clone(key),
-            _ => Name::clone(&program.decl(cm, cd).qualified),
-        };
+        let component_key = Name::clone(program.qualified(cm, cd));
         Ok(HeldHandler {
             module,
             decl,
