@@ -207,18 +207,13 @@ pub(crate) const NO_CASE: u32 = u32::MAX;
 impl CaseIndex {
     fn new(cases: &[CCase]) -> CaseIndex {
         let mut order: Vec<u32> = (0..cases.len() as u32).collect();
-        // A program's names are interned (one address per text), so a name repeated is compared
-        // without its text.
-        let same = |a: &Name, b: &Name| Name::ptr_eq(a, b) || a == b;
-        order.sort_by(|&a, &b| {
-            let (x, y) = (&cases[a as usize].name, &cases[b as usize].name);
-            let order = if Name::ptr_eq(x, y) { std::cmp::Ordering::Equal } else { x.as_bytes().cmp(y.as_bytes()) };
-            order.then(a.cmp(&b))
-        });
+        // Names compare by address first (a program's are interned), so a name repeated is
+        // compared without its text.
+        order.sort_by(|&a, &b| cases[a as usize].name.cmp(&cases[b as usize].name).then(a.cmp(&b)));
         let mut entries: Vec<CaseEntry> = Vec::new();
         for at in order {
             let case = &cases[at as usize];
-            if !matches!(entries.last(), Some(entry) if same(&cases[entry.first as usize].name, &case.name)) {
+            if !matches!(entries.last(), Some(entry) if cases[entry.first as usize].name == case.name) {
                 entries.push(CaseEntry { first: at, constant: NO_CASE, with_fields: NO_CASE });
             }
             let entry = entries.last_mut().expect("an entry was pushed");
@@ -686,25 +681,13 @@ struct ModuleCompiler<'a> {
 
 impl ModuleCompiler<'_> {
     fn s(&mut self, index: u32) -> Name {
-        if let Some(Some(name)) = self.strings.get(index as usize) {
-            return Name::clone(name);
-        }
-        let name = self.names.intern(self.module.string(index));
-        if let Some(slot) = self.strings.get_mut(index as usize) {
-            *slot = Some(Name::clone(&name));
-        }
-        name
+        let (module, names) = (self.module, &mut *self.names);
+        once(&mut self.strings, index, || names.intern(module.string(index)))
     }
 
     fn literal(&mut self, index: u32) -> Text {
-        if let Some(Some(text)) = self.literals.get(index as usize) {
-            return text.clone();
-        }
-        let text = self.names.literal(self.module.string(index));
-        if let Some(slot) = self.literals.get_mut(index as usize) {
-            *slot = Some(text.clone());
-        }
-        text
+        let (module, names) = (self.module, &mut *self.names);
+        once(&mut self.literals, index, || names.literal(module.string(index)))
     }
 
     fn target(&mut self, reference: model::Ref) -> Target {
@@ -867,11 +850,7 @@ impl ModuleCompiler<'_> {
             let output_order = match &kind {
                 CDeclKind::Record { fields, .. } => {
                     let mut order: Vec<u32> = (0..fields.len() as u32).collect();
-                    // One name is one address (interned): equal names compare without their text.
-                    order.sort_by(|a, b| {
-                        let (a, b) = (&fields[*a as usize].name, &fields[*b as usize].name);
-                        if Name::ptr_eq(a, b) { std::cmp::Ordering::Equal } else { a.as_bytes().cmp(b.as_bytes()) }
-                    });
+                    order.sort_by(|a, b| fields[*a as usize].name.cmp(&fields[*b as usize].name));
                     order.into_boxed_slice()
                 }
                 _ => Box::default(),
@@ -1094,6 +1073,16 @@ fn component_sites(decoded: &[model::Module], modules: &mut [CModule]) {
                 }
             }
         }
+    }
+}
+
+/// The value of string `index` kept in `cache`, made by `make` the first time (an index past
+/// the cache is made each time: the image's strings are all in it).
+fn once<T: Clone>(cache: &mut [Option<T>], index: u32, make: impl FnOnce() -> T) -> T {
+    match cache.get_mut(index as usize) {
+        Some(Some(value)) => value.clone(),
+        Some(slot) => slot.insert(make()).clone(),
+        None => make(),
     }
 }
 

@@ -199,7 +199,11 @@ impl PartialOrd for Name {
 }
 
 impl Ord for Name {
+    /// By text; one name (interned names of one text are one) without reading it.
     fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        if Name::ptr_eq(self, other) {
+            return std::cmp::Ordering::Equal;
+        }
         (**self).cmp(&**other)
     }
 }
