@@ -8,6 +8,7 @@ the value included, wherever in a record it sits."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -473,59 +474,11 @@ def test_a_chain_whose_every_record_ends_off_its_layout_reads_as_the_reader_read
     assert _evaluated(program, "take", (chain,)) == _profiled(program, "take", (chain,))
 
 
-READING_MODULE = """module reading.nx fingerprint 1
-entrypoints functions [chain items named held] components []
-
-record R
-  next: R?
-  x: int required
-  label: string = "r"
-
-record Person
-  name: string required
-  age: int required
-
-record Item
-  name: string required
-  price: float64 required
-  tags: string*
-  owner: Person?
-
-record Named abstract
-  name: string required
-
-record User extends Named
-  name: string required
-  age: int = 30
-
-union Shape extends Named
-  case circle
-    name: string required
-    radius: float64 required
-  case square
-    name: string required
-    side: int required
-  case blank constant
-
-record Holder
-  shape: Shape required
-  named: Named required
-  any: object required
-  item: Item?
-
-function chain(r: R) =
-  r
-
-function items(xs: Item*) =
-  xs
-
-function named(xs: Named*) =
-  xs
-
-function held(h: Holder) =
-  h
-"""
-
+#: Records, optional records, lists, an abstract record and a union, each a parameter's type: the
+#: program `rust/nx-ir-core/tests/host_reading.rs` reads its generated host values with.
+READING_MODULE = (Path(__file__).resolve().parent.parent / "rust" / "nx-ir-core" / "tests" / "host_reading" / "reading.nxir.txt").read_text(
+    encoding="utf-8"
+)
 
 class _Shaped:
     """Host values shaped after READING_MODULE's types, bent now and then: a `$type` anywhere

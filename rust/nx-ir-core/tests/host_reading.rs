@@ -7,131 +7,20 @@
 //! refusal, and the operations, must be the same; and the work of each call stays within the
 //! work bound (`testing::fuzz::work_bound`), for any order of members.
 
-use std::borrow::Cow;
+mod support;
 
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::error::IrError;
 use nx_ir_core::eval::{
-    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostRead, HostValue,
-    HostValueBuilder, HostValueSource, Limits, Member, ModelProgram, Usage,
+    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostValue, HostValueBuilder,
+    Limits, ModelProgram, Usage,
 };
 use nx_ir_core::testing::fuzz::{work_bound, Paid, Rng};
+use support::members::Ordered;
 
-const PROGRAM: &str = r#"module reading.nx fingerprint 1
-entrypoints functions [chain items named shapes held] components []
-
-record R
-  next: R?
-  x: int required
-  label: string = "r"
-
-record Person
-  name: string required
-  age: int required
-
-record Item
-  name: string required
-  price: float64 required
-  tags: string*
-  owner: Person?
-
-record Named abstract
-  name: string required
-
-record User extends Named
-  name: string required
-  age: int = 30
-
-union Shape extends Named
-  case circle
-    name: string required
-    radius: float64 required
-  case square
-    name: string required
-    side: int required
-  case blank constant
-
-record Holder
-  shape: Shape required
-  named: Named required
-  any: object required
-  item: Item?
-
-function chain(r: R) =
-  r
-
-function items(xs: Item*) =
-  xs
-
-function named(xs: Named*) =
-  xs
-
-function shapes(xs: Shape*) =
-  xs
-
-function held(h: Holder) =
-  h
-"#;
-
-/// A host value whose records keep their members in the order given, the `$type` among them
-/// (a Python dict's way): a string `$type` is handed over as the type name where it stands.
-#[derive(Debug, Clone)]
-enum V {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    List(Vec<V>),
-    Rec(Vec<(String, V)>),
-}
-
-impl<'v> HostValueSource for &'v V {
-    type Child = &'v V;
-
-    fn read(&self) -> Result<HostRead<'_, &'v V>, IrError> {
-        let value: &'v V = self;
-        Ok(match value {
-            V::Null => HostRead::Null,
-            V::Bool(b) => HostRead::Bool(*b),
-            V::Int(i) => HostRead::Int(*i),
-            V::Float(f) => HostRead::Float(*f),
-            V::Str(s) => HostRead::Str(Cow::Borrowed(s)),
-            V::List(items) => HostRead::List(items.iter().collect()),
-            V::Rec(members) => {
-                let mut type_name = None;
-                let mut fields = Vec::new();
-                for (key, item) in members {
-                    match item {
-                        V::Str(name) if key == "$type" => type_name = Some(Cow::Borrowed(name.as_str())),
-                        _ => fields.push((Cow::Borrowed(key.as_str()), item)),
-                    }
-                }
-                HostRead::Record { type_name, fields }
-            }
-        })
-    }
-
-    fn visit_members<F>(&self, mut visit: F) -> Option<Result<(), IrError>>
-    where
-        F: FnMut(Member<'_, &'v V>) -> Result<bool, IrError>,
-    {
-        let value: &'v V = self;
-        let V::Rec(members) = value else { return None };
-        for (key, item) in members {
-            let member = match item {
-                V::Str(name) if key == "$type" => Member::TypeName(name),
-                _ => Member::Field(Cow::Borrowed(key.as_str()), item),
-            };
-            match visit(member) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(error) => return Some(Err(error)),
-            }
-        }
-        Some(Ok(()))
-    }
-}
+/// Records, optional records, lists, an abstract record and a union, each a parameter's type.
+/// `tests/test_host_input.py` reads the same program from Python dicts.
+const PROGRAM: &str = include_str!("host_reading/reading.nxir.txt");
 
 /// The declared types the generator shapes values after (mirroring [`PROGRAM`]).
 #[derive(Clone, Copy)]
@@ -160,36 +49,36 @@ impl Gen {
     }
 
     /// Any value at all (what a mistyped member holds).
-    fn any(&mut self, depth: u32) -> V {
+    fn any(&mut self, depth: u32) -> Ordered {
         self.made += 1;
         match self.rng.below(if depth > 3 || self.made > 200 { 5 } else { 7 }) {
-            0 => V::Null,
-            1 => V::Bool(self.one_in(2)),
-            2 => V::Int(self.rng.below(200) as i64 - 100),
-            3 => V::Float(self.rng.below(1000) as f64 / 8.0),
-            4 => V::Str(["", "a", "blank", "Shape.circle", "User"][self.rng.below(5)].to_string()),
-            5 => V::List((0..self.rng.below(3)).map(|_| self.any(depth + 1)).collect()),
+            0 => Ordered::Null,
+            1 => Ordered::Bool(self.one_in(2)),
+            2 => Ordered::Int(self.rng.below(200) as i64 - 100),
+            3 => Ordered::Float(self.rng.below(1000) as f64 / 8.0),
+            4 => Ordered::Str(["", "a", "blank", "Shape.circle", "User"][self.rng.below(5)].to_string()),
+            5 => Ordered::List((0..self.rng.below(3)).map(|_| self.any(depth + 1)).collect()),
             _ => {
                 let members = (0..self.rng.below(3)).map(|i| (format!("k{i}"), self.any(depth + 1))).collect();
-                V::Rec(members)
+                Ordered::Rec(members)
             }
         }
     }
 
     /// A value of `ty`, bent now and then.
-    fn value(&mut self, ty: Ty, depth: u32) -> V {
+    fn value(&mut self, ty: Ty, depth: u32) -> Ordered {
         self.made += 1;
         if self.one_in(24) || self.made > 400 {
             return self.any(depth);
         }
         match ty {
-            Ty::Int => V::Int(self.rng.below(1000) as i64),
+            Ty::Int => Ordered::Int(self.rng.below(1000) as i64),
             // An int where a float is declared is read and converted.
             Ty::Float => match self.one_in(4) {
-                true => V::Int(self.rng.below(10) as i64),
-                false => V::Float(self.rng.below(1000) as f64 / 4.0),
+                true => Ordered::Int(self.rng.below(10) as i64),
+                false => Ordered::Float(self.rng.below(1000) as f64 / 4.0),
             },
-            Ty::Str => V::Str(format!("s{}", self.rng.below(100))),
+            Ty::Str => Ordered::Str(format!("s{}", self.rng.below(100))),
             Ty::Object => self.any(depth),
             Ty::R => self.chain(depth),
             Ty::Person => {
@@ -200,7 +89,7 @@ impl Gen {
                 let mut fields = vec![("name", self.value(Ty::Str, depth + 1)), ("price", self.value(Ty::Float, depth + 1))];
                 if !self.one_in(3) {
                     let tags = (0..self.rng.below(4)).map(|_| self.value(Ty::Str, depth + 2)).collect();
-                    fields.push(("tags", V::List(tags)));
+                    fields.push(("tags", Ordered::List(tags)));
                 }
                 if self.one_in(2) {
                     fields.push(("owner", self.value(Ty::Person, depth + 1)));
@@ -218,7 +107,7 @@ impl Gen {
                 _ => self.value(Ty::Shape, depth),
             },
             Ty::Shape => match self.rng.below(4) {
-                0 => V::Str("blank".to_string()),
+                0 => Ordered::Str("blank".to_string()),
                 1 => self.typed_record("Shape.blank", Vec::new()),
                 2 => {
                     let fields = vec![("name", self.value(Ty::Str, depth + 1)), ("radius", self.value(Ty::Float, depth + 1))];
@@ -245,57 +134,57 @@ impl Gen {
 
     /// A chain of `R` records, each with its next one (now and then hundreds deep), every level
     /// bent the same way when the chain is deep.
-    fn chain(&mut self, depth: u32) -> V {
+    fn chain(&mut self, depth: u32) -> Ordered {
         let levels = match self.rng.below(8) {
             0 => 100 + self.rng.below(170),
             _ => self.rng.below(4),
         };
         let bend = self.rng.below(6);
-        let mut value: Option<V> = None;
+        let mut value: Option<Ordered> = None;
         for level in 0..=levels {
-            let mut members: Vec<(String, V)> = Vec::new();
+            let mut members: Vec<(String, Ordered)> = Vec::new();
             if let Some(next) = value.take() {
                 members.push(("next".to_string(), next));
             }
-            members.push(("x".to_string(), V::Int(level as i64)));
+            members.push(("x".to_string(), Ordered::Int(level as i64)));
             if self.one_in(2) {
-                members.push(("label".to_string(), V::Str("l".to_string())));
+                members.push(("label".to_string(), Ordered::Str("l".to_string())));
             }
             match (levels > 50, bend) {
-                (true, 0) => members.push(("stray".to_string(), V::Int(1))),
-                (true, 1) => members.push(("$type".to_string(), V::Str("Other".to_string()))),
-                (true, 2) => members.push(("$type".to_string(), V::Str("R".to_string()))),
-                (true, 3) => members.push(("x".to_string(), V::Str("x".to_string()))),
+                (true, 0) => members.push(("stray".to_string(), Ordered::Int(1))),
+                (true, 1) => members.push(("$type".to_string(), Ordered::Str("Other".to_string()))),
+                (true, 2) => members.push(("$type".to_string(), Ordered::Str("R".to_string()))),
+                (true, 3) => members.push(("x".to_string(), Ordered::Str("x".to_string()))),
                 _ => {}
             }
             if levels <= 50 {
                 self.bend(&mut members, depth, "R");
             }
-            value = Some(V::Rec(members));
+            value = Some(Ordered::Rec(members));
         }
-        value.unwrap_or(V::Null)
+        value.unwrap_or(Ordered::Null)
     }
 
-    fn record(&mut self, type_name: &str, fields: Vec<(&str, V)>) -> V {
-        let mut members: Vec<(String, V)> = fields.into_iter().map(|(key, value)| (key.to_string(), value)).collect();
+    fn record(&mut self, type_name: &str, fields: Vec<(&str, Ordered)>) -> Ordered {
+        let mut members: Vec<(String, Ordered)> = fields.into_iter().map(|(key, value)| (key.to_string(), value)).collect();
         self.bend(&mut members, 0, type_name);
-        V::Rec(members)
+        Ordered::Rec(members)
     }
 
     /// A record whose `$type` names it (where it stands, or whether it is there, bent).
-    fn typed_record(&mut self, type_name: &str, fields: Vec<(&str, V)>) -> V {
-        let mut members: Vec<(String, V)> = fields.into_iter().map(|(key, value)| (key.to_string(), value)).collect();
+    fn typed_record(&mut self, type_name: &str, fields: Vec<(&str, Ordered)>) -> Ordered {
+        let mut members: Vec<(String, Ordered)> = fields.into_iter().map(|(key, value)| (key.to_string(), value)).collect();
         if !self.one_in(8) {
             let at = if self.one_in(2) { 0 } else { self.rng.below(members.len() + 1) };
-            members.insert(at, ("$type".to_string(), V::Str(type_name.to_string())));
+            members.insert(at, ("$type".to_string(), Ordered::Str(type_name.to_string())));
         }
         self.bend(&mut members, 0, type_name);
-        V::Rec(members)
+        Ordered::Rec(members)
     }
 
     /// Now and then: members reordered, one dropped, one added, a `$type` added (naming the
     /// record, another type, or no string), one's value replaced.
-    fn bend(&mut self, members: &mut Vec<(String, V)>, depth: u32, type_name: &str) {
+    fn bend(&mut self, members: &mut Vec<(String, Ordered)>, depth: u32, type_name: &str) {
         if self.one_in(6) && members.len() > 1 {
             let (a, b) = (self.rng.below(members.len()), self.rng.below(members.len()));
             members.swap(a, b);
@@ -309,10 +198,10 @@ impl Gen {
         }
         if self.one_in(10) && !members.iter().any(|(key, _)| key == "$type") {
             let name = match self.rng.below(4) {
-                0 => V::Str(type_name.to_string()),
-                1 => V::Str("Shape.square".to_string()),
-                2 => V::Str("Nothing".to_string()),
-                _ => V::Int(7),
+                0 => Ordered::Str(type_name.to_string()),
+                1 => Ordered::Str("Shape.square".to_string()),
+                2 => Ordered::Str("Nothing".to_string()),
+                _ => Ordered::Int(7),
             };
             let at = self.rng.below(members.len() + 1);
             members.insert(at, ("$type".to_string(), name));
@@ -329,7 +218,7 @@ struct Run {
     paid: Paid,
 }
 
-fn run(program: &CompiledProgram, name: &str, arg: &V) -> Run {
+fn run(program: &CompiledProgram, name: &str, arg: &Ordered) -> Run {
     let mut usage = Usage::default();
     let limits = Limits::with_budget(1_000_000);
     let result = evaluate_function_with(program, name, &[Some(arg)], &limits, &mut HostValueBuilder, &mut usage);
@@ -354,7 +243,7 @@ fn host_values_shaped_after_their_types_read_alike_both_ways_and_within_the_work
         let arg = match (name, item) {
             ("chain", _) => gen.value(Ty::R, 0),
             ("held", _) => gen.value(Ty::Holder, 0),
-            (_, Some(item)) => V::List((0..gen.rng.below(6)).map(|_| gen.value(item, 1)).collect()),
+            (_, Some(item)) => Ordered::List((0..gen.rng.below(6)).map(|_| gen.value(item, 1)).collect()),
             _ => unreachable!(),
         };
         let shortcut = run(&program, name, &arg);

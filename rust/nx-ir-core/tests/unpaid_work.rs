@@ -4,13 +4,15 @@
 //! size + free copies + 1) (`testing::fuzz::work_bound`), and the copies the reference's charges
 //! leave free to the memory ceiling (`Limits::max_memory`). Never a timing.
 
+mod support;
+
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::error::{codes, IrError};
 use nx_ir_core::eval::{
-    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostRead, HostRecord, HostValue,
-    HostValueBuilder, HostValueSource, Limits, Member, ModelProgram, Usage,
+    evaluate_function_with, last_call_free_copies, last_call_work, measure_input_size, CompiledProgram, HostRecord, HostValue,
+    HostValueBuilder, Limits, ModelProgram, Usage,
 };
-use std::borrow::Cow;
+use support::members::type_last;
 use nx_ir_core::testing::fuzz::{work_bound, Paid};
 
 /// Fields of the wide record and its update.
@@ -372,50 +374,13 @@ fn a_union_of_thousands_of_long_cases_finds_each_case_by_a_search() {
     }
 }
 
-/// A host value whose records hand over their `$type` after their other members (as a Python
-/// dict written in that order does); read otherwise as the value itself.
-#[derive(Clone, Copy)]
-struct TypeLast<'v>(&'v HostValue);
-
-impl<'v> HostValueSource for TypeLast<'v> {
-    type Child = TypeLast<'v>;
-
-    fn read(&self) -> Result<HostRead<'_, TypeLast<'v>>, IrError> {
-        Ok(match (&self.0).read()? {
-            HostRead::Null => HostRead::Null,
-            HostRead::Bool(b) => HostRead::Bool(b),
-            HostRead::Int(i) => HostRead::Int(i),
-            HostRead::Float(f) => HostRead::Float(f),
-            HostRead::Str(s) => HostRead::Str(s),
-            HostRead::List(items) => HostRead::List(items.into_iter().map(TypeLast).collect()),
-            HostRead::Record { type_name, fields } => {
-                HostRead::Record { type_name, fields: fields.into_iter().map(|(name, item)| (name, TypeLast(item))).collect() }
-            }
-        })
-    }
-
-    fn visit_members<F>(&self, mut visit: F) -> Option<Result<(), IrError>>
-    where
-        F: FnMut(Member<'_, TypeLast<'v>>) -> Result<bool, IrError>,
-    {
-        let HostValue::Record(record) = self.0 else { return None };
-        let fields = record.fields.iter().map(|(name, item)| Member::Field(Cow::Borrowed(name.as_str()), TypeLast(item)));
-        for member in fields.chain(record.type_name.as_deref().map(Member::TypeName)) {
-            match visit(member) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(error) => return Some(Err(error)),
-            }
-        }
-        Some(Ok(()))
-    }
-}
-
-/// [`run`] of a call of `name` with the one argument `arg` read through [`TypeLast`].
+/// [`run`] of a call of `name` with the one argument `arg`, each of its records handing over
+/// its `$type` after its other members (as a Python dict written in that order does).
 fn run_type_last(program: &CompiledProgram, name: &str, arg: &HostValue) -> Outcome {
+    let arg = type_last(arg);
     let mut usage = Usage::default();
-    let result = evaluate_function_with(program, name, &[Some(TypeLast(arg))], &Limits::with_budget(BUDGET), &mut HostValueBuilder, &mut usage);
-    let input = 1 + measure_input_size(&TypeLast(arg), None).expect("measures");
+    let result = evaluate_function_with(program, name, &[Some(&arg)], &Limits::with_budget(BUDGET), &mut HostValueBuilder, &mut usage);
+    let input = 1 + measure_input_size(&&arg, None).expect("measures");
     let paid = Paid { work: last_call_work(), operations: usage.operations.unwrap_or(0), input, free_copies: last_call_free_copies() };
     Outcome { result, paid }
 }

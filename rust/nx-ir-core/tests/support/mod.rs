@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod members;
 pub mod process;
 pub mod programs6;
 
