@@ -7,7 +7,14 @@
 //! "computed" (any other expression). What an image never records (doc comments, alias targets,
 //! a record's type parameters, an inferred result type) is not here either.
 //!
+//! Each name's text is read once and shared ([`Text`]): an image's fields, cases and types may
+//! all name one long string, and a copy for each would take their number times its length.
+//!
 //! [`crate::image::PreparedModule::declarations`] builds this once per prepared module.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::image::PreparedModule;
 use crate::model::{kinds, Constant, Decl, Field, Node, Ref, Type};
@@ -23,16 +30,19 @@ const MAX_TYPE_DEPTH: usize = 64;
 pub const TYPE_VIEWS_PER_BYTE: u64 = 4;
 pub const TYPE_VIEWS_BASE: u64 = 1 << 12;
 
+/// A name's text, shared by every place of the view that names it.
+pub type Text = Arc<str>;
+
 /// A declaration named by its module's identity and its name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct QualifiedName {
-    pub module: String,
-    pub name: String,
+    pub module: Text,
+    pub name: Text,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TypeView {
-    Primitive(String),
+    Primitive(Text),
     Nominal(QualifiedName),
     /// `occurrence` is the seq cell: 1 `?`, 2 `+`, 3 `*`.
     Seq { item: Box<TypeView>, occurrence: u32 },
@@ -73,7 +83,7 @@ pub struct BoundView {
 /// A parameter of a function type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FunctionTypeParam {
-    pub name: String,
+    pub name: Text,
     pub ty: TypeView,
     pub optional: bool,
     pub content: bool,
@@ -84,9 +94,9 @@ pub struct FunctionTypeParam {
 pub enum Literal {
     Int(i64),
     /// Decimal digits of an integer wider than 64 bits.
-    BigInt(String),
+    BigInt(Text),
     Float(f64),
-    String(String),
+    String(Text),
     Bool(bool),
 }
 
@@ -95,7 +105,7 @@ pub enum Literal {
 pub enum DefaultView {
     Literal(Literal),
     /// A constant case of a union, named with no fields.
-    Case { union: QualifiedName, case: String },
+    Case { union: QualifiedName, case: Text },
     /// Any other expression: evaluated at each call, with no constant value.
     Computed,
 }
@@ -103,7 +113,7 @@ pub enum DefaultView {
 /// A field, a component prop or state field, a union case field, or a function parameter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldView {
-    pub name: String,
+    pub name: Text,
     pub ty: TypeView,
     pub default: Option<DefaultView>,
     /// The raw flags cell (meaning depends on where the field is; see [`kinds::flags`]).
@@ -112,7 +122,7 @@ pub struct FieldView {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseView {
-    pub name: String,
+    pub name: Text,
     pub fields: Vec<FieldView>,
     pub is_constant: bool,
 }
@@ -141,7 +151,7 @@ pub enum DeclarationKind {
 /// One declaration, in the module's declaration order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeclarationView {
-    pub name: String,
+    pub name: Text,
     /// Byte span in the module's source, where the debug section records one.
     pub span: Option<(u32, u32)>,
     pub kind: DeclarationKind,
@@ -150,7 +160,15 @@ pub struct DeclarationView {
 /// Reads every declaration of a validated module.
 pub fn read(module: &PreparedModule) -> Vec<DeclarationView> {
     let budget = TYPE_VIEWS_BASE.saturating_add(TYPE_VIEWS_PER_BYTE.saturating_mul(module.bytes().len() as u64));
-    let reader = Reader { module, left: std::cell::Cell::new(budget) };
+    let reader = Reader {
+        module,
+        left: Cell::new(budget),
+        strings: RefCell::new(vec![None; module.string_count()]),
+        identities: RefCell::default(),
+        defaults: RefCell::default(),
+        bounds: RefCell::default(),
+        negated: RefCell::default(),
+    };
     (0..module.declaration_count() as u32)
         .filter_map(|index| {
             let declaration = module.decode_declaration(index)?;
@@ -166,17 +184,32 @@ pub fn read(module: &PreparedModule) -> Vec<DeclarationView> {
 struct Reader<'m> {
     module: &'m PreparedModule,
     /// Type views the budget still allows.
-    left: std::cell::Cell<u64>,
+    left: Cell<u64>,
+    /// What the view has read once, to share: each string by its index, each module identity
+    /// by its slot, each default by its node, each bound by its constant and each negated wide
+    /// integer by its digits.
+    strings: RefCell<Vec<Option<Text>>>,
+    identities: RefCell<HashMap<u32, Text>>,
+    defaults: RefCell<HashMap<u32, DefaultView>>,
+    bounds: RefCell<HashMap<u32, Option<Number>>>,
+    negated: RefCell<HashMap<u32, Text>>,
 }
 
 impl Reader<'_> {
-    fn string(&self, index: u32) -> String {
-        self.module.string(index).unwrap_or("").to_string()
+    fn string(&self, index: u32) -> Text {
+        let mut strings = self.strings.borrow_mut();
+        match strings.get_mut(index as usize) {
+            Some(Some(text)) => Arc::clone(text),
+            Some(slot) => Arc::clone(slot.insert(Arc::from(self.module.string(index).unwrap_or("")))),
+            None => Arc::from(""),
+        }
     }
 
     fn qualified(&self, reference: Ref) -> QualifiedName {
-        let module = self.module.module_entry(reference.slot as usize).map_or("", |entry| entry.identity);
-        QualifiedName { module: module.to_string(), name: self.string(reference.name) }
+        let module = Arc::clone(self.identities.borrow_mut().entry(reference.slot).or_insert_with(|| {
+            Arc::from(self.module.module_entry(reference.slot as usize).map_or("", |entry| entry.identity))
+        }));
+        QualifiedName { module, name: self.string(reference.name) }
     }
 
     fn kind(&self, declaration: &Decl) -> DeclarationKind {
@@ -258,14 +291,7 @@ impl Reader<'_> {
             Type::AnyFunction { result } => TypeView::AnyFunction { result: Box::new(self.ty_at(result, depth + 1)) },
             Type::Constrained { base, low, high, flags } => {
                 let bound = |constant: Option<u32>, exclusive_bit: u32| {
-                    let value = match self.constant(constant?)? {
-                        Literal::Int(value) => Number::Int(value),
-                        Literal::Float(value) => Number::Float(value),
-                        // A validated image's bigint bound fits 64 bits.
-                        Literal::BigInt(digits) => Number::Int(digits.parse().ok()?),
-                        _ => return None,
-                    };
-                    Some(BoundView { value, exclusive: flags & exclusive_bit != 0 })
+                    Some(BoundView { value: self.bound(constant?)?, exclusive: flags & exclusive_bit != 0 })
                 };
                 TypeView::Constrained {
                     base: Box::new(self.ty_at(base, depth + 1)),
@@ -276,6 +302,22 @@ impl Reader<'_> {
         }
     }
 
+    /// Constant `index` as a bound of a constrained type, read once.
+    fn bound(&self, index: u32) -> Option<Number> {
+        if let Some(number) = self.bounds.borrow().get(&index) {
+            return *number;
+        }
+        let number = match self.constant(index)? {
+            Literal::Int(value) => Some(Number::Int(value)),
+            Literal::Float(value) => Some(Number::Float(value)),
+            // A validated image's bigint bound fits 64 bits.
+            Literal::BigInt(digits) => digits.parse().ok().map(Number::Int),
+            _ => None,
+        };
+        self.bounds.borrow_mut().insert(index, number);
+        number
+    }
+
     fn constant(&self, index: u32) -> Option<Literal> {
         Some(match self.module.decode_constant(index)? {
             Constant::Int(value) => Literal::Int(value),
@@ -284,19 +326,34 @@ impl Reader<'_> {
         })
     }
 
-    /// A default node read as a literal, a constant case, or computed.
+    /// A default node read as a literal, a constant case, or computed; once per node.
     fn default(&self, node: u32) -> DefaultView {
+        if let Some(view) = self.defaults.borrow().get(&node) {
+            return view.clone();
+        }
+        let view = self.read_default(node);
+        self.defaults.borrow_mut().insert(node, view.clone());
+        view
+    }
+
+    /// String `digits` with a minus sign, made once per string.
+    fn negated(&self, digits: u32) -> Text {
+        let mut negated = self.negated.borrow_mut();
+        Arc::clone(negated.entry(digits).or_insert_with(|| format!("-{}", self.module.string(digits).unwrap_or("")).into()))
+    }
+
+    fn read_default(&self, node: u32) -> DefaultView {
         let literal = match self.module.decode_node(node) {
             Some(Node::Bool { value }) => Some(Literal::Bool(value != 0)),
             Some(Node::String { value }) => Some(Literal::String(self.string(value))),
             Some(Node::Number { constant }) => self.constant(constant),
             Some(Node::Unary { op, operand }) if kinds::UNARY_OPERATORS.get(op as usize) == Some(&"neg") => {
                 match self.module.decode_node(operand) {
-                    Some(Node::Number { constant }) => match self.constant(constant) {
-                        Some(Literal::Int(value)) => value.checked_neg().map(Literal::Int),
-                        Some(Literal::Float(value)) => Some(Literal::Float(-value)),
-                        Some(Literal::BigInt(digits)) => Some(Literal::BigInt(format!("-{digits}"))),
-                        _ => None,
+                    Some(Node::Number { constant }) => match self.module.decode_constant(constant) {
+                        Some(Constant::Int(value)) => value.checked_neg().map(Literal::Int),
+                        Some(Constant::Float(value)) => Some(Literal::Float(-value)),
+                        Some(Constant::BigInt { digits }) => Some(Literal::BigInt(self.negated(digits))),
+                        None => None,
                     },
                     _ => None,
                 }

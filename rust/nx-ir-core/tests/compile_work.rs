@@ -5,14 +5,60 @@
 //! validating it compare the string once per comparison of a sort. Held to a counter of the
 //! work compiling does on names (`CompiledProgram::compile_work`), never a timing.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::Arc;
 
 use nx_ir_core::assemble::{assemble, AssembleOptions};
 use nx_ir_core::eval::CompiledProgram;
 use nx_ir_core::image::PreparedModule;
 use nx_ir_core::link::Program;
-use nx_ir_core::model::{Decl, Field, Module, Node, Ref, Type, UnionCaseDecl};
+use nx_ir_core::model::{Constant, Decl, Field, Module, Node, Ref, Type, UnionCaseDecl};
 use nx_ir_core::writer::encode;
+
+/// Counts the bytes each thread allocates, so a test sees all the memory loading takes, however
+/// it is made (a counter that missed some could not fail).
+struct Counting;
+
+thread_local! {
+    static ALLOCATED: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count(bytes: usize) {
+    let _ = ALLOCATED.try_with(|total| total.set(total.get() + bytes as u64));
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged; counting allocates nothing.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        System.alloc(layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        System.realloc(ptr, layout, new_size)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// The bytes `work` allocates on this thread.
+fn allocated_by<T>(work: impl FnOnce() -> T) -> (T, u64) {
+    let before = ALLOCATED.with(Cell::get);
+    let made = work();
+    (made, ALLOCATED.with(Cell::get) - before)
+}
 
 /// Entries naming the long string.
 const COUNT: usize = 20_000;
@@ -46,22 +92,49 @@ fn long_string(module: &mut Module, fill: char) -> u32 {
     module.strings.len() as u32 - 1
 }
 
-/// Prepares, links and compiles `module` from its bytes: the image's size and the compile's
-/// work on names.
-fn compiled(module: &Module) -> (usize, u64) {
+/// Prepares, links and compiles `module` from its bytes, and reads its declarations (what a host
+/// describing its API does): the image's size, the compile's work on names and the bytes all
+/// of it allocated.
+fn compiled(module: &Module) -> (usize, u64, u64) {
     let bytes = encode(module);
     let size = bytes.len();
-    let prepared = PreparedModule::from_vec(bytes).expect("prepares");
-    let program = Program::prepare_self_contained(Arc::new(prepared)).expect("links");
-    let compiled = CompiledProgram::compile(&program).expect("compiles");
-    (size, compiled.compile_work())
+    let (work, allocated) = allocated_by(|| {
+        let prepared = Arc::new(PreparedModule::from_vec(bytes).expect("prepares"));
+        let declarations = prepared.declarations();
+        let program = Program::prepare_self_contained(prepared).expect("links");
+        let compiled = CompiledProgram::compile(&program).expect("compiles");
+        drop(declarations);
+        compiled.compile_work()
+    });
+    (size, work, allocated)
 }
 
+/// What loading may allocate beyond [`ALLOCATED_PER_BYTE`] a byte of the image: the prelude's
+/// program and the tables every program has.
+const ALLOCATED_BASE: u64 = 4 << 20;
+/// What loading may allocate per byte of the image: decoded, compiled and described, each entry
+/// takes a few times its encoded size.
+const ALLOCATED_PER_BYTE: u64 = 64;
+
 fn assert_in_proportion(what: &str, module: &Module) {
-    let (size, work) = compiled(module);
+    assert_in_proportion_with(what, module, 0);
+}
+
+/// As [`assert_in_proportion`], where compiling also makes `made` bytes of names the image
+/// implies (its union cases' type names, which preparing holds in proportion to it), each
+/// hashed a few times.
+fn assert_in_proportion_with(what: &str, module: &Module, made: u64) {
+    let (size, work, allocated) = compiled(module);
     // Each string hashed a few times at most (interned, made a literal, looked up), and a unit
     // per entry naming it; not once per entry.
-    assert!(work < 4 * size as u64, "{what}: {work} units of work on names for an image of {size} bytes");
+    assert!(
+        work < 4 * size as u64 + 3 * made,
+        "{what}: {work} units of work on names for an image of {size} bytes"
+    );
+    assert!(
+        allocated < ALLOCATED_BASE + ALLOCATED_PER_BYTE * size as u64,
+        "{what}: {allocated} bytes allocated for an image of {size} bytes"
+    );
     assert!(size < COUNT * 40 + 2 * LONG + 4096, "{what}: the image is {size} bytes");
 }
 
@@ -129,4 +202,71 @@ fn a_record_of_many_fields_of_one_long_name_is_compiled_in_proportion_to_the_ima
         Vec::new()
     });
     assert_in_proportion("record fields", &module);
+}
+
+/// `COUNT` distinct short strings added to the module's strings: their indices.
+fn distinct_strings(module: &mut Module, prefix: &str) -> Vec<u32> {
+    (0..COUNT)
+        .map(|i| {
+            module.strings.push(format!("{prefix}{i}"));
+            module.strings.len() as u32 - 1
+        })
+        .collect()
+}
+
+/// A module declaring a union of `COUNT` distinct short cases whose name is `union_name` long.
+fn union_of_many_cases(union_name: usize) -> Module {
+    module_with(|module| {
+        module.strings.push("u".repeat(union_name));
+        let union = module.strings.len() as u32 - 1;
+        let cases = distinct_strings(module, "c")
+            .into_iter()
+            .map(|case| UnionCaseDecl { name: case, fields: Vec::new(), is_constant: 0 })
+            .collect();
+        module.declarations.push(Decl::Union { name: union, cases, bases: Vec::new(), property_target: None });
+        Vec::new()
+    })
+}
+
+#[test]
+fn a_union_of_many_cases_is_loaded_in_proportion_to_the_image() {
+    // Each case's type name joins the union's name (here 100 bytes) to its own: 2 MB in all,
+    // five times the image, as preparing allows.
+    let made: u64 = (0..COUNT).map(|i| 100 + 1 + format!("c{i}").len() as u64).sum();
+    assert_in_proportion_with("cases of a union", &union_of_many_cases(100), made);
+}
+
+#[test]
+fn a_union_whose_case_type_names_dwarf_the_image_is_refused_before_they_are_made() {
+    // 20,000 cases of a 20,000-byte name: 400 MB of type names for a 450 kB image.
+    let bytes = encode(&union_of_many_cases(LONG));
+    let size = bytes.len() as u64;
+    let (refused, allocated) = allocated_by(|| PreparedModule::from_vec(bytes).err());
+    let refused = refused.expect("refused");
+    assert_eq!(refused.code(), "nx-ir-resource-limit");
+    assert!(refused.message().contains("type names of its union cases"), "{}", refused.message());
+    assert!(allocated < ALLOCATED_BASE + ALLOCATED_PER_BYTE * size, "{allocated} bytes allocated for an image of {size}");
+}
+
+#[test]
+fn numbers_of_one_long_integer_constant_are_loaded_in_proportion_to_the_image() {
+    // An integer too wide for 64 bits fails where it is evaluated, with a message that spells it.
+    let module = module_with(|module| {
+        let digits = long_string(module, '7');
+        let constant = module.constants.len() as u32;
+        module.constants.push(Constant::BigInt { digits });
+        (0..COUNT).map(|_| Node::Number { constant }).collect()
+    });
+    assert_in_proportion("wide integers", &module);
+}
+
+#[test]
+fn wide_integer_constants_of_one_long_text_are_loaded_in_proportion_to_the_image() {
+    let module = module_with(|module| {
+        let digits = long_string(module, '8');
+        let first = module.constants.len() as u32;
+        module.constants.extend((0..COUNT).map(|_| Constant::BigInt { digits }));
+        (0..COUNT as u32).map(|at| Node::Number { constant: first + at }).collect()
+    });
+    assert_in_proportion("wide integer constants", &module);
 }

@@ -38,7 +38,7 @@ fn module() -> PreparedModule {
 fn records_unions_and_functions_are_read_with_their_types_and_defaults() {
     let module = module();
     let declarations = module.declarations();
-    let names: Vec<&str> = declarations.iter().map(|d| d.name.as_str()).collect();
+    let names: Vec<&str> = declarations.iter().map(|d| &*d.name).collect();
     assert_eq!(names, ["Status", "Base", "Item", "pick"]);
     let DeclarationKind::Record { fields, bases, is_abstract, update_target } = &declarations[2].kind else {
         panic!("Item is a record")
@@ -64,7 +64,7 @@ fn records_unions_and_functions_are_read_with_their_types_and_defaults() {
         panic!("pick is a function")
     };
     assert_eq!(params.len(), 2);
-    assert!(matches!(&params[0].ty, TypeView::Nominal(name) if name.name == "Item"));
+    assert!(matches!(&params[0].ty, TypeView::Nominal(name) if &*name.name == "Item"));
     assert!(matches!(result, Some(TypeView::Seq { occurrence: 1, .. })));
     assert_eq!(result_flags & 1, 1);
 }

@@ -287,7 +287,7 @@ fn a_program_mixing_schemas_is_refused_naming_each_module() {
 fn the_declarations_view_shows_constraints_and_state_records() {
     let module = PreparedModule::from_vec(encode(&sample("booking"))).expect("prepares");
     let declarations = module.declarations();
-    let booking = declarations.iter().find(|d| d.name == "Booking").expect("Booking");
+    let booking = declarations.iter().find(|d| &*d.name == "Booking").expect("Booking");
     let DeclarationKind::Record { fields, .. } = &booking.kind else { panic!() };
     let int = Box::new(TypeView::Primitive("int".into()));
     let bound = |value, exclusive| Some(BoundView { value, exclusive });
@@ -305,7 +305,7 @@ fn the_declarations_view_shows_constraints_and_state_records() {
 
     let module = PreparedModule::from_vec(encode(&sample("settings"))).expect("prepares");
     let declarations = module.declarations();
-    let counter = declarations.iter().find(|d| d.name == "Counter").expect("Counter");
+    let counter = declarations.iter().find(|d| &*d.name == "Counter").expect("Counter");
     let DeclarationKind::Component { state_record, .. } = &counter.kind else { panic!() };
     assert_eq!(state_record, &Some(QualifiedName { module: "settings.nx".into(), name: "Counter.State".into() }));
 }

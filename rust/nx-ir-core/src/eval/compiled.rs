@@ -542,6 +542,8 @@ impl CompiledProgram {
                 spread: &spread,
                 strings: vec![None; module.strings.len()],
                 literals: vec![None; module.strings.len()],
+                numbers: vec![None; module.constants.len()],
+                wide: vec![None; module.strings.len()],
                 targets: HashMap::new(),
             };
             modules.push(cx.compile()?);
@@ -676,7 +678,19 @@ struct ModuleCompiler<'a> {
     /// for each would make compiling take the number of them times its length.
     strings: Vec<Option<Name>>,
     literals: Vec<Option<Text>>,
+    numbers: Vec<Option<Number>>,
+    /// Each string of digits as a wide constant names it.
+    wide: Vec<Option<Number>>,
     targets: HashMap<(u32, u32), Target>,
+}
+
+/// A constant as a number node takes it ([`ModuleCompiler::number`]).
+#[derive(Clone)]
+enum Number {
+    Int(i64),
+    Float(f64),
+    /// Why the constant is no number this runtime can hold.
+    Bad(Arc<str>),
 }
 
 impl ModuleCompiler<'_> {
@@ -688,6 +702,31 @@ impl ModuleCompiler<'_> {
     fn literal(&mut self, index: u32) -> Text {
         let (module, names) = (self.module, &mut *self.names);
         once(&mut self.literals, index, || names.literal(module.string(index)))
+    }
+
+    /// Constant `index` as a number node takes it, read once: an image's number nodes (or its
+    /// constants) could all name one long string of digits, which reading (and spelling in its
+    /// failure) for each would make compiling take the number of them times its length.
+    fn number(&mut self, index: u32) -> Number {
+        if let Some(Some(number)) = self.numbers.get(index as usize) {
+            return number.clone();
+        }
+        let module = self.module;
+        let number = match module.constants.get(index as usize) {
+            Some(Constant::Int(i)) => Number::Int(*i),
+            Some(Constant::Float(f)) => Number::Float(*f),
+            Some(Constant::BigInt { digits }) => once(&mut self.wide, *digits, || match module.string(*digits).parse() {
+                Ok(i) => Number::Int(i),
+                Err(_) => Number::Bad(
+                    format!("NX IR image is malformed: the integer {} does not fit 64 bits.", module.string(*digits)).into(),
+                ),
+            }),
+            None => Number::Bad("NX IR image is malformed: no such constant.".into()),
+        };
+        if let Some(slot) = self.numbers.get_mut(index as usize) {
+            *slot = Some(number.clone());
+        }
+        number
     }
 
     fn target(&mut self, reference: model::Ref) -> Target {
@@ -917,16 +956,10 @@ impl ModuleCompiler<'_> {
         match node {
             Node::Bool { value } => CNode::Bool(*value != 0),
             Node::String { value } => CNode::Str(self.literal(*value)),
-            Node::Number { constant } => match module.constants.get(*constant as usize) {
-                Some(Constant::Int(i)) => CNode::Int(*i),
-                Some(Constant::Float(f)) => CNode::Float(*f),
-                Some(Constant::BigInt { digits }) => match module.string(*digits).parse::<i64>() {
-                    Ok(i) => CNode::Int(i),
-                    Err(_) => CNode::BadLiteral(
-                        format!("NX IR image is malformed: the integer {} does not fit 64 bits.", module.string(*digits)).into(),
-                    ),
-                },
-                None => CNode::BadLiteral("NX IR image is malformed: no such constant.".into()),
+            Node::Number { constant } => match self.number(*constant) {
+                Number::Int(i) => CNode::Int(i),
+                Number::Float(f) => CNode::Float(f),
+                Number::Bad(message) => CNode::BadLiteral(message),
             },
             Node::Slot { slot, name } => CNode::Slot { slot: *slot, name: self.s(*name) },
             Node::Reference(r) => CNode::Reference(self.target(*r)),

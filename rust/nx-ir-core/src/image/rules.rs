@@ -180,6 +180,10 @@ pub(crate) fn check_constrained_types(bytes: &[u8], layout: &ImageLayout) -> IrR
         return Ok(());
     }
     let decoded_type = |index: u32| layout.entry(bytes, Table::Types, index).and_then(|cells| decode_type(cells, schema, None).ok());
+    // Each constant checked once, however many types bound by it: a long string of digits with
+    // leading zeros fits 64 bits, and reading it for each type would take their number times its
+    // length.
+    let mut checked = vec![false; layout.table(Table::Constants).count];
     for index in 0..layout.table(Table::Types).count as u32 {
         let Some(Type::Constrained { base, low, high, .. }) = decoded_type(index) else { continue };
         let base_name = match decoded_type(base) {
@@ -192,6 +196,11 @@ pub(crate) fn check_constrained_types(bytes: &[u8], layout: &ImageLayout) -> IrR
             )));
         }
         for bound in [low, high].into_iter().flatten() {
+            match checked.get_mut(bound as usize) {
+                Some(done) if *done => continue,
+                Some(done) => *done = true,
+                None => {}
+            }
             let constant =
                 layout.entry(bytes, Table::Constants, bound).and_then(|cells| decode_constant(cells, schema, None).ok());
             if let Some(Constant::BigInt { digits }) = constant {

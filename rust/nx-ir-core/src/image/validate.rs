@@ -16,7 +16,7 @@ use super::layout::{
 use super::malformed;
 use crate::error::{codes, Diagnostic, IrError, IrResult};
 use crate::model::kinds::{self, section};
-use crate::model::{Node, Ref, Type};
+use crate::model::{Decl, Node, Ref, Type};
 use std::cmp::Ordering;
 
 /// A validated image's layout and indexes.
@@ -50,7 +50,32 @@ pub(crate) fn validate(bytes: &[u8]) -> IrResult<Validated> {
     }
     check_runtime(bytes, &layout)?;
     rules::check_constrained_types(bytes, &layout)?;
-    check_module(bytes, layout, entries)
+    let case_type_names = entries.case_type_names;
+    let validated = check_module(bytes, layout, entries)?;
+    check_case_type_names(case_type_names, bytes.len())?;
+    Ok(validated)
+}
+
+/// What the type names of an image's union cases (`Union.case`, one per distinct case name of
+/// each union, made when its program is compiled) may take in all, per byte of the image, beyond
+/// [`CASE_TYPE_NAMES_BASE`]. Each joins its union's name to its own, so a union of a long name
+/// and many short cases names far more text than the image holds: 20,000 cases of a
+/// 20,000-byte union name are 400 MB of names in a 450 kB image. Such an image is refused.
+pub const CASE_TYPE_NAMES_PER_BYTE: u64 = 16;
+pub const CASE_TYPE_NAMES_BASE: u64 = 1 << 20;
+
+fn check_case_type_names(total: u64, size: usize) -> IrResult<()> {
+    let most = CASE_TYPE_NAMES_BASE.saturating_add(CASE_TYPE_NAMES_PER_BYTE.saturating_mul(size as u64));
+    if total > most {
+        return Err(IrError::new(
+            codes::RESOURCE_LIMIT,
+            format!(
+                "NX IR image is too large to load: the type names of its union cases would take {total} bytes, \
+                 more than {most} for an image of {size} bytes."
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What the pass over the entries collects for the module-level rules.
@@ -61,6 +86,8 @@ struct Entries {
     references: Vec<Ref>,
     /// What the node rules found, reported after the runtime ABI and the features.
     findings: Findings,
+    /// The bytes of the union case type names the image implies ([`check_case_type_names`]).
+    case_type_names: u64,
 }
 
 /// Decodes every entry of every table with its operands checked, plus the rules the layouts do
@@ -85,6 +112,7 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
     );
     let mut checks = Checks::default();
     let mut names = Vec::with_capacity(count(Table::Declarations));
+    let mut case_type_names = 0u64;
     for table in Table::ALL {
         for index in 0..count(table) {
             checks.bounds = bounds.for_entry(table, index);
@@ -107,12 +135,23 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
                     findings.note(bytes, layout, index, &node, rule);
                 }
                 Table::Declarations => {
-                    names.push((decode_declaration(cells, schema, checks).map_err(fail)?.name(), index as u32));
+                    let declaration = decode_declaration(cells, schema, checks).map_err(fail)?;
+                    if let Decl::Union { name, cases, .. } = &declaration {
+                        let length = |index: u32| layout.string_bytes(bytes, index).map_or(0, |text| text.len() as u64);
+                        let mut distinct: Vec<u32> = cases.iter().map(|case| case.name).collect();
+                        distinct.sort_unstable();
+                        distinct.dedup();
+                        for case in distinct {
+                            case_type_names =
+                                case_type_names.saturating_add(length(*name)).saturating_add(1 + length(case));
+                        }
+                    }
+                    names.push((declaration.name(), index as u32));
                 }
             }
         }
     }
-    Ok(Entries { names, references: checks.references, findings })
+    Ok(Entries { names, references: checks.references, findings, case_type_names })
 }
 
 /// A seq type's occurrence spells `?`, `+` or `*`, and its item is not itself a seq.
@@ -193,7 +232,7 @@ fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
 /// reported together after what the node rules found; on success, the declaration index and the
 /// references for linking.
 fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult<Validated> {
-    let Entries { mut names, mut references, findings } = entries;
+    let Entries { mut names, mut references, findings, .. } = entries;
     let mut diagnostics = findings.into_diagnostics();
     let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
     let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
