@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import tracemalloc
 
-from nx_agent import _native
+import pytest
+
+from nx_agent import NxIrError, _native
 
 FIELDS = 2_000
 LONG = 20_000
@@ -64,3 +66,17 @@ def test_a_wide_integer_default_is_a_python_int_unless_python_refuses_its_digits
     assert a == {"kind": "literal", "value": int(wide)}
     assert b == {"kind": "literal", "value": -int(wide)}
     assert c == {"kind": "computed"}
+
+
+def test_an_image_whose_case_type_names_dwarf_it_is_refused_when_prepared() -> None:
+    # 2,000 cases of a 20,000-byte union name: 40 MB of `Union.case` names for a 60 kB image.
+    cases = "".join(f"  case c{i}\n" for i in range(2_000))
+    text = (
+        "module u.nx fingerprint 1\nentrypoints functions [] components []\n\n"
+        f"union {'U' * LONG}\n{cases}"
+    )
+    image = _native.assemble(text)
+    with pytest.raises(NxIrError) as refused:
+        _native.prepare_module(image)
+    assert refused.value.code == "nx-ir-resource-limit"
+    assert "union cases' type names" in str(refused.value)

@@ -126,6 +126,82 @@ impl Diagnostic {
     }
 }
 
+/// What the messages of one refusal may take in all ([`Report`]).
+pub const REPORT_BYTES: usize = 1 << 20;
+
+/// What a diagnostic counts for against [`REPORT_BYTES`] beyond the texts its message names.
+const REPORT_OVERHEAD: usize = 128;
+
+/// The diagnostics of one refusal, their messages held to [`REPORT_BYTES`] in all. An image can
+/// earn a diagnostic for each of its entries, each naming a long string of the image (its
+/// identity, a declaration's name): made for each, the messages would take their number times
+/// its length. Once one would pass the budget, it and every later one are left out, unmade, and
+/// a last diagnostic says so.
+#[derive(Debug)]
+pub(crate) struct Report {
+    diagnostics: Vec<Diagnostic>,
+    left: usize,
+    /// The code of the first diagnostic left out.
+    left_out: Option<&'static str>,
+}
+
+impl Report {
+    pub fn new() -> Report {
+        Report { diagnostics: Vec::new(), left: REPORT_BYTES, left_out: None }
+    }
+
+    /// Whether a diagnostic whose message names `texts` still fits; if not, it is left out.
+    fn fits(&mut self, code: &'static str, texts: &[&str]) -> bool {
+        let cost = texts.iter().fold(REPORT_OVERHEAD, |sum, text| sum.saturating_add(text.len()));
+        if self.left_out.is_none() && cost <= self.left {
+            self.left -= cost;
+            return true;
+        }
+        self.left_out.get_or_insert(code);
+        false
+    }
+
+    /// Adds a diagnostic whose message names `texts` (and a sentence of its own), made only if
+    /// it fits.
+    pub fn add(&mut self, code: &'static str, texts: &[&str], message: impl FnOnce() -> String) {
+        if self.fits(code, texts) {
+            self.diagnostics.push(Diagnostic::error(code, message()));
+        }
+    }
+
+    /// Adds diagnostics already made, as far as they fit.
+    pub fn extend(&mut self, diagnostics: impl IntoIterator<Item = Diagnostic>) {
+        for diagnostic in diagnostics {
+            if self.fits(diagnostic.code, &[&diagnostic.message]) {
+                self.diagnostics.push(diagnostic);
+            }
+        }
+    }
+
+    /// Whether diagnostics have been left out (every later one will be).
+    pub fn is_full(&self) -> bool {
+        self.left_out.is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.diagnostics.is_empty() && self.left_out.is_none()
+    }
+
+    /// The diagnostics, and one saying that some were left out where they were.
+    pub fn into_diagnostics(mut self) -> Vec<Diagnostic> {
+        if let Some(code) = self.left_out {
+            self.diagnostics.push(Diagnostic::error(
+                code,
+                format!(
+                    "More diagnostics were left out: their messages would take more than the {REPORT_BYTES} bytes \
+                     one refusal reports."
+                ),
+            ));
+        }
+        self.diagnostics
+    }
+}
+
 /// A refusal: one or more diagnostics, the first being the failure.
 ///
 /// The diagnostics are boxed so that the error is one word: every charge and check, an

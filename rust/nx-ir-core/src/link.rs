@@ -13,7 +13,7 @@
 //! schema 5 and schema 6 modules, so a module of another schema than the entry's is refused
 //! (`nx-ir-link-schema`, which is ours, not a reference code).
 
-use crate::error::{codes, Diagnostic, IrError, IrResult};
+use crate::error::{codes, IrError, IrResult, Report};
 use crate::image::PreparedModule;
 use crate::prelude::{self, PRELUDE_IDENTITY};
 use std::collections::HashMap;
@@ -40,6 +40,21 @@ pub struct Program {
     by_identity: HashMap<Box<str>, usize>,
 }
 
+/// A string of an image, by its place: two slots naming one string of the image name the same.
+type TextKey = (usize, usize);
+
+fn text_key(text: &str) -> TextKey {
+    (text.as_ptr() as usize, text.len())
+}
+
+/// What a module-table entry's identity resolved to: the module (or why the built-in prelude
+/// could not be made), and whether its identity is another.
+#[derive(Clone)]
+struct Resolved {
+    module: Result<Arc<PreparedModule>, Arc<Vec<crate::error::Diagnostic>>>,
+    differs: bool,
+}
+
 impl Program {
     /// Links `entry` against the modules `resolve` supplies, at any depth.
     pub fn link(entry: Arc<PreparedModule>, resolve: &mut Resolver<'_>, options: LinkOptions) -> IrResult<Program> {
@@ -47,101 +62,131 @@ impl Program {
         by_identity.insert(Box::from(entry.identity()), 0);
         let mut modules = vec![entry];
         let mut slots = Vec::new();
-        let mut diagnostics = Vec::new();
+        let mut report = Report::new();
         let schema = modules[0].schema();
 
         let mut next = 0;
         while let Some(module) = modules.get(next).cloned() {
             let mut table = Vec::with_capacity(module.module_count());
             table.push(next);
+            // What each identity this module names resolved to (and its place in the program),
+            // and whether each version it names is the resolved module's, by the string's place
+            // in the image: a module table could name one long identity in every slot, and
+            // hashing, resolving and comparing it for each would take their number times its
+            // length.
+            let own = module.identity();
+            let mut by_string: HashMap<TextKey, Option<Resolved>> = HashMap::new();
+            let mut versions: HashMap<(TextKey, TextKey), bool> = HashMap::new();
+            let mut indices: HashMap<TextKey, usize> = HashMap::new();
             for (slot, wanted) in module.module_table().into_iter().enumerate().skip(1) {
-                let resolved = match by_identity.get(wanted.identity) {
-                    Some(&index) => modules.get(index).cloned(),
-                    None => resolve(wanted.identity)?,
+                let key = text_key(wanted.identity);
+                let resolved = match by_string.get(&key) {
+                    Some(resolved) => resolved.clone(),
+                    None => {
+                        let found = match by_identity.get(wanted.identity) {
+                            Some(&index) => modules.get(index).cloned(),
+                            None => resolve(wanted.identity)?,
+                        };
+                        let resolved = match found {
+                            Some(found) => Some(Ok(found)),
+                            None if wanted.identity == PRELUDE_IDENTITY => {
+                                Some(prelude::builtin(schema).map_err(|error| Arc::new(error.into_diagnostics())))
+                            }
+                            None => None,
+                        };
+                        let resolved = resolved.map(|resolved| Resolved {
+                            differs: resolved.as_ref().is_ok_and(|found| found.identity() != wanted.identity),
+                            module: resolved,
+                        });
+                        by_string.insert(key, resolved.clone());
+                        resolved
+                    }
+                };
+                let Some(Resolved { module: resolved, differs }) = resolved else {
+                    report.add(codes::LINK_MISSING_MODULE, &[own, wanted.identity], || {
+                        format!(
+                            "Module '{}' links against '{}', which the resolver did not supply.",
+                            own,
+                            wanted.identity
+                        )
+                    });
+                    continue;
                 };
                 let resolved = match resolved {
-                    Some(resolved) => resolved,
-                    None if wanted.identity == PRELUDE_IDENTITY => match prelude::builtin(schema) {
-                        Ok(prelude) => prelude,
-                        Err(error) => {
-                            diagnostics.extend(error.into_diagnostics());
-                            continue;
+                    Ok(resolved) => resolved,
+                    Err(diagnostics) => {
+                        if !report.is_full() {
+                            report.extend(diagnostics.iter().cloned());
                         }
-                    },
-                    None => {
-                        diagnostics.push(Diagnostic::error(
-                            codes::LINK_MISSING_MODULE,
-                            format!(
-                                "Module '{}' links against '{}', which the resolver did not supply.",
-                                module.identity(),
-                                wanted.identity
-                            ),
-                        ));
                         continue;
                     }
                 };
-                if resolved.identity() != wanted.identity {
-                    diagnostics.push(Diagnostic::error(
-                        codes::LINK_IDENTITY,
+                if differs {
+                    report.add(codes::LINK_IDENTITY, &[own, wanted.identity, resolved.identity()], || {
                         format!(
                             "Module '{}' links against '{}', but the resolver supplied a module whose identity is '{}'.",
-                            module.identity(),
+                            own,
                             wanted.identity,
                             resolved.identity()
-                        ),
-                    ));
+                        )
+                    });
                 }
-                if resolved.version() != wanted.version && !options.allow_version_mismatch {
-                    diagnostics.push(Diagnostic::error(
-                        codes::LINK_VERSION,
+                let version_differs = *versions
+                    .entry((key, text_key(wanted.version)))
+                    .or_insert_with(|| resolved.version() != wanted.version);
+                if version_differs && !options.allow_version_mismatch {
+                    let texts = [own, wanted.identity, wanted.version, resolved.version()];
+                    report.add(codes::LINK_VERSION, &texts, || {
                         format!(
                             "Module '{}' was built against '{}' version '{}', but the resolved module is version '{}'.",
-                            module.identity(),
+                            own,
                             wanted.identity,
                             wanted.version,
                             resolved.version()
-                        ),
-                    ));
+                        )
+                    });
                 }
                 for name in module.referenced_names(slot) {
+                    if report.is_full() {
+                        break; // every later diagnostic is left out
+                    }
                     if resolved.declaration_index(name).is_none() {
-                        diagnostics.push(Diagnostic::error(
-                            codes::LINK_MISSING_DECLARATION,
+                        report.add(codes::LINK_MISSING_DECLARATION, &[own, name, wanted.identity], || {
                             format!(
                                 "Module '{}' references '{name}' in '{}', which does not declare it.",
-                                module.identity(),
+                                own,
                                 wanted.identity
-                            ),
-                        ));
+                            )
+                        });
                     }
                 }
-                let index = match by_identity.get(resolved.identity()) {
-                    Some(&index) => index,
+                let index = match indices.get(&key).copied().or_else(|| by_identity.get(resolved.identity()).copied()) {
+                    Some(index) => index,
                     None => {
                         if resolved.schema() != schema {
-                            diagnostics.push(Diagnostic::error(
-                                codes::LINK_SCHEMA,
+                            report.add(codes::LINK_SCHEMA, &[modules[0].identity(), resolved.identity()], || {
                                 format!(
                                     "Module '{}' is schema {schema}, but '{}' is schema {}: every module of a program must be one schema.",
                                     modules[0].identity(),
                                     resolved.identity(),
                                     resolved.schema()
-                                ),
-                            ));
+                                )
+                            });
                         }
                         by_identity.insert(Box::from(resolved.identity()), modules.len());
                         modules.push(resolved);
                         modules.len() - 1
                     }
                 };
+                indices.insert(key, index);
                 table.push(index);
             }
             slots.push(table.into_boxed_slice());
             next += 1;
         }
 
-        if !diagnostics.is_empty() {
-            return Err(IrError::from_diagnostics(diagnostics));
+        if !report.is_empty() {
+            return Err(IrError::from_diagnostics(report.into_diagnostics()));
         }
         Ok(Program { modules, slots, by_identity })
     }

@@ -10,10 +10,11 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use nx_ir_core::assemble::{assemble, AssembleOptions};
+use nx_ir_core::error::REPORT_BYTES;
 use nx_ir_core::eval::CompiledProgram;
 use nx_ir_core::image::PreparedModule;
-use nx_ir_core::link::Program;
-use nx_ir_core::model::{Constant, Decl, Field, Module, Node, Ref, Type, UnionCaseDecl};
+use nx_ir_core::link::{LinkOptions, Program};
+use nx_ir_core::model::{Constant, Decl, Field, Module, ModuleEntry, Node, Ref, Type, UnionCaseDecl};
 use nx_ir_core::writer::encode;
 
 /// Counts the bytes each thread allocates, so a test sees all the memory loading takes, however
@@ -244,7 +245,7 @@ fn a_union_whose_case_type_names_dwarf_the_image_is_refused_before_they_are_made
     let (refused, allocated) = allocated_by(|| PreparedModule::from_vec(bytes).err());
     let refused = refused.expect("refused");
     assert_eq!(refused.code(), "nx-ir-resource-limit");
-    assert!(refused.message().contains("type names of its union cases"), "{}", refused.message());
+    assert!(refused.message().contains("union cases' type names"), "{}", refused.message());
     assert!(allocated < ALLOCATED_BASE + ALLOCATED_PER_BYTE * size, "{allocated} bytes allocated for an image of {size}");
 }
 
@@ -269,4 +270,133 @@ fn wide_integer_constants_of_one_long_text_are_loaded_in_proportion_to_the_image
         (0..COUNT as u32).map(|at| Node::Number { constant: first + at }).collect()
     });
     assert_in_proportion("wide integer constants", &module);
+}
+
+/// Prepares (and, where `linked` is given, links against it) an image that must be refused with
+/// `code`: what refusing it allocated is in proportion to the image, however many of its entries
+/// earn a diagnostic naming a long string.
+fn assert_refused_in_proportion(what: &str, module: &Module, linked: Option<&Module>, code: &str) {
+    let bytes = encode(module);
+    let size = bytes.len() as u64 + linked.map_or(0, |linked| encode(linked).len() as u64);
+    let linked = linked.map(|linked| Arc::new(PreparedModule::from_vec(encode(linked)).expect("the linked module prepares")));
+    let (refused, allocated) = allocated_by(|| {
+        let prepared = Arc::new(PreparedModule::from_vec(bytes)?);
+        let mut resolve = |_: &str| Ok(linked.clone());
+        Program::link(prepared, &mut resolve, LinkOptions::default()).map(|_| ())
+    });
+    assert!(
+        allocated < ALLOCATED_BASE + ALLOCATED_PER_BYTE * size,
+        "{what}: {allocated} bytes allocated to refuse {size} bytes of images"
+    );
+    let refused = refused.expect_err("refused");
+    assert_eq!(refused.code(), code, "{what}");
+    let last = refused.diagnostics.last().expect("a diagnostic");
+    assert!(last.message.starts_with("More diagnostics were left out"), "{what}: the last diagnostic is {:.200}", last.message);
+    assert_eq!(last.code, code, "{what}");
+    let messages: usize = refused.diagnostics.iter().map(|d| d.message.len()).sum();
+    assert!(messages <= REPORT_BYTES, "{what}: {messages} bytes of messages");
+}
+
+/// A module of a long identity (its strings' first one) declaring nothing but `f`.
+fn long_named_module(items: impl FnOnce(&mut Module) -> Vec<Node>) -> Module {
+    let mut module = module_with(items);
+    let identity = long_string(&mut module, 'i');
+    module.modules[0].identity = identity;
+    module
+}
+
+#[test]
+fn declarations_of_one_long_name_in_a_long_named_module_are_refused_in_proportion_to_the_image() {
+    // Each duplicate's diagnostic names the module and the declaration.
+    let module = long_named_module(|module| {
+        let name = long_string(module, 'd');
+        module.declarations.extend((0..COUNT).map(|_| Decl::Value { name, ty: None, init: 0 }));
+        Vec::new()
+    });
+    assert_refused_in_proportion("duplicate declarations", &module, None, "nx-ir-duplicate-declaration");
+}
+
+#[test]
+fn references_to_many_undeclared_names_of_a_long_named_module_are_refused_in_proportion_to_the_image() {
+    let module = long_named_module(|module| {
+        distinct_strings(module, "missing").into_iter().map(|name| Node::Reference(Ref { slot: 0, name })).collect()
+    });
+    assert_refused_in_proportion("undeclared references", &module, None, "nx-ir-reference");
+}
+
+#[test]
+fn text_nodes_of_one_long_unknown_type_are_refused_in_proportion_to_the_image() {
+    let module = module_with(|module| {
+        let name = long_string(module, 't');
+        (0..COUNT).map(|_| Node::Text { operand: 0, type_name: name }).collect()
+    });
+    assert_refused_in_proportion("text nodes", &module, None, "nx-ir-malformed");
+}
+
+#[test]
+fn references_to_many_names_a_long_named_linked_module_lacks_are_refused_in_proportion_to_the_images() {
+    // Each missing declaration's diagnostic names both modules.
+    let linked = long_named_module(|_| Vec::new());
+    let linked_identity = linked.strings[linked.modules[0].identity as usize].clone();
+    let module = long_named_module(|module| {
+        module.strings.push(linked_identity);
+        let identity = module.strings.len() as u32 - 1;
+        module.modules.push(ModuleEntry { identity, version: module.modules[0].version, fingerprint: 1 });
+        distinct_strings(module, "missing").into_iter().map(|name| Node::Reference(Ref { slot: 1, name })).collect()
+    });
+    assert_refused_in_proportion("missing declarations", &module, Some(&linked), "nx-ir-link-missing-declaration");
+}
+
+#[test]
+fn a_module_table_naming_one_long_identity_many_times_is_linked_in_proportion_to_the_images() {
+    let linked = long_named_module(|_| Vec::new());
+    let identity_text = linked.strings[linked.modules[0].identity as usize].clone();
+    let module = module_with(|module| {
+        module.strings.push(identity_text);
+        let identity = module.strings.len() as u32 - 1;
+        let version = module.modules[0].version;
+        module.modules.extend((0..COUNT).map(|_| ModuleEntry { identity, version, fingerprint: 1 }));
+        Vec::new()
+    });
+    let bytes = encode(&module);
+    let size = (bytes.len() + encode(&linked).len()) as u64;
+    let linked = Arc::new(PreparedModule::from_vec(encode(&linked)).expect("the linked module prepares"));
+    let mut resolved = 0;
+    let (program, allocated) = allocated_by(|| {
+        let prepared = Arc::new(PreparedModule::from_vec(bytes).expect("prepares"));
+        let mut resolve = |_: &str| {
+            resolved += 1;
+            Ok(Some(Arc::clone(&linked)))
+        };
+        Program::link(prepared, &mut resolve, LinkOptions::default())
+    });
+    let program = program.expect("links");
+    assert_eq!(resolved, 1, "the resolver is asked once per identity");
+    assert_eq!(program.modules().len(), 2);
+    assert!(allocated < ALLOCATED_BASE + ALLOCATED_PER_BYTE * size, "{allocated} bytes allocated to link {size}");
+}
+
+#[test]
+fn required_features_of_one_long_unknown_name_are_refused_in_proportion_to_the_image() {
+    let module = module_with(|module| {
+        let feature = long_string(module, 'x');
+        module.features.extend(vec![feature; COUNT]);
+        Vec::new()
+    });
+    assert_refused_in_proportion("unknown features", &module, None, "nx-ir-required-feature");
+}
+
+#[test]
+fn many_declarations_in_a_long_named_module_are_refused_before_their_qualified_names_are_made() {
+    // Each declaration's `identity::name` (made when a diagnostic or a component's key needs
+    // it) joins the module's identity to its name: 20,000 of a 20,000-byte identity are 400 MB.
+    let module = long_named_module(|module| {
+        let names = distinct_strings(module, "v");
+        module.declarations.extend(names.into_iter().map(|name| Decl::Value { name, ty: None, init: 0 }));
+        Vec::new()
+    });
+    let bytes = encode(&module);
+    let refused = PreparedModule::from_vec(bytes).expect_err("refused");
+    assert_eq!(refused.code(), "nx-ir-resource-limit");
+    assert!(refused.message().contains("declarations' qualified names"), "{:.300}", refused.message());
 }

@@ -118,24 +118,36 @@ impl PreparedModule {
 
     /// Module-table slot `slot`; slot 0 is this module.
     pub fn module_entry(&self, slot: usize) -> Option<LinkEntry<'_>> {
+        self.entry_with(slot, &mut |index| self.string(index))
+    }
+
+    fn entry_with<'a>(&'a self, slot: usize, string: &mut dyn FnMut(u32) -> Option<&'a str>) -> Option<LinkEntry<'a>> {
         let bytes = self.bytes();
         let modules = &self.layout.module.modules;
         let at = |offset: usize| modules.get(bytes, slot.checked_mul(4)? + offset);
         Some(LinkEntry {
-            identity: self.string(at(0)?)?,
-            version: self.string(at(1)?)?,
+            identity: string(at(0)?)?,
+            version: string(at(1)?)?,
             fingerprint: u64::from(at(2)?) | (u64::from(at(3)?) << 32),
         })
     }
 
+    /// Slots `slots` of the module table, each string read once however many slots name it (a
+    /// table could name one long identity in every slot).
+    fn entries(&self, slots: std::ops::Range<usize>) -> Vec<LinkEntry<'_>> {
+        let mut read: std::collections::HashMap<u32, Option<&str>> = std::collections::HashMap::new();
+        let mut string = |index: u32| *read.entry(index).or_insert_with(|| self.string(index));
+        slots.filter_map(|slot| self.entry_with(slot, &mut string)).collect()
+    }
+
     /// The whole module table, this module first.
     pub fn module_table(&self) -> Vec<LinkEntry<'_>> {
-        (0..self.module_count()).filter_map(|slot| self.module_entry(slot)).collect()
+        self.entries(0..self.module_count())
     }
 
     /// The modules this image links against: the module table after slot 0.
     pub fn links(&self) -> Vec<LinkEntry<'_>> {
-        (1..self.module_count()).filter_map(|slot| self.module_entry(slot)).collect()
+        self.entries(1..self.module_count())
     }
 
     /// This module's identity (slot 0 of its table).

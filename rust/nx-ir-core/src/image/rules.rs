@@ -21,7 +21,7 @@
 use super::decode::{decode_constant, decode_type, Table};
 use super::layout::ImageLayout;
 use super::malformed;
-use crate::error::{Diagnostic, IrResult};
+use crate::error::{IrResult, Report};
 use crate::model::{kinds, Constant, Node, Type};
 use std::collections::HashSet;
 
@@ -53,16 +53,16 @@ pub(crate) struct Findings {
     math: Option<usize>,
     color: Option<usize>,
     /// Per node, in node order: spreads, `text` names and `occurrence-v1`.
-    nodes: Vec<Diagnostic>,
+    nodes: Report,
     /// `check` and `interval` nodes that name a type that is not constrained, in node order.
-    constraints: Vec<Diagnostic>,
+    constraints: Report,
     /// Every `interval` node, and every node some `ifIs` arm lists as a pattern.
     intervals: Vec<usize>,
     patterns: HashSet<u32>,
 }
 
 fn lists(bytes: &[u8], layout: &ImageLayout, feature: &str) -> bool {
-    layout.module.features.iter(bytes).any(|index| layout.string(bytes, index) == Some(feature))
+    layout.module.features.iter(bytes).any(|index| layout.string_bytes(bytes, index) == Some(feature.as_bytes()))
 }
 
 impl Findings {
@@ -74,8 +74,8 @@ impl Findings {
                 || lists(bytes, layout, kinds::CONDITIONAL_PROPERTIES_FEATURE),
             math: None,
             color: None,
-            nodes: Vec::new(),
-            constraints: Vec::new(),
+            nodes: Report::new(),
+            constraints: Report::new(),
             intervals: Vec::new(),
             patterns: HashSet::new(),
         }
@@ -92,7 +92,8 @@ impl Findings {
             | Node::NamedCall { args: props, .. } => props.as_slice(),
             _ => &[],
         };
-        let spreads = || props.iter().any(|prop| layout.string(bytes, prop.name) == Some(kinds::SPREAD_PROPERTY));
+        let spreads =
+            || props.iter().any(|prop| layout.string_bytes(bytes, prop.name) == Some(kinds::SPREAD_PROPERTY.as_bytes()));
         if !self.lists_spreads && spreads() {
             self.nodes.extend(
                 malformed(format_args!(
@@ -156,18 +157,24 @@ impl Findings {
     }
 
     /// Everything found, in the order it is reported.
-    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
-        let mut diagnostics = self.nodes;
-        diagnostics.extend(self.constraints);
+    pub fn into_report(self) -> Report {
+        let mut report = Report::new();
+        report.extend(self.nodes.into_diagnostics());
+        report.extend(self.constraints.into_diagnostics());
         for index in self.intervals {
             if !self.patterns.contains(&(index as u32)) {
-                diagnostics.extend(
+                report.extend(
                     malformed(format_args!("node {index} is an 'interval' node outside an 'ifIs' pattern list"))
                         .into_diagnostics(),
                 );
             }
         }
-        diagnostics
+        report
+    }
+
+    /// Whether the node diagnostics are full: a later node's rule need not be checked.
+    pub fn is_full(&self) -> bool {
+        self.nodes.is_full()
     }
 }
 
@@ -187,7 +194,9 @@ pub(crate) fn check_constrained_types(bytes: &[u8], layout: &ImageLayout) -> IrR
     for index in 0..layout.table(Table::Types).count as u32 {
         let Some(Type::Constrained { base, low, high, .. }) = decoded_type(index) else { continue };
         let base_name = match decoded_type(base) {
-            Some(Type::Primitive { name }) => layout.string(bytes, name).filter(|name| kinds::ty::CONSTRAINABLE.contains(name)),
+            Some(Type::Primitive { name }) => layout
+                .string_bytes(bytes, name)
+                .filter(|name| kinds::ty::CONSTRAINABLE.iter().any(|known| known.as_bytes() == *name)),
             _ => None,
         };
         if base_name.is_none() {

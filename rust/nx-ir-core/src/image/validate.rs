@@ -14,7 +14,7 @@ use super::layout::{
     read_cell_table, read_debug, read_directory, read_module, read_strings, ImageLayout, ModuleBounds, OffsetTable,
 };
 use super::malformed;
-use crate::error::{codes, Diagnostic, IrError, IrResult};
+use crate::error::{codes, IrError, IrResult, Report};
 use crate::model::kinds::{self, section};
 use crate::model::{Decl, Node, Ref, Type};
 use std::cmp::Ordering;
@@ -50,28 +50,30 @@ pub(crate) fn validate(bytes: &[u8]) -> IrResult<Validated> {
     }
     check_runtime(bytes, &layout)?;
     rules::check_constrained_types(bytes, &layout)?;
-    let case_type_names = entries.case_type_names;
+    let derived_names = entries.derived_names;
     let validated = check_module(bytes, layout, entries)?;
-    check_case_type_names(case_type_names, bytes.len())?;
+    check_derived_names(derived_names, bytes.len())?;
     Ok(validated)
 }
 
-/// What the type names of an image's union cases (`Union.case`, one per distinct case name of
-/// each union, made when its program is compiled) may take in all, per byte of the image, beyond
-/// [`CASE_TYPE_NAMES_BASE`]. Each joins its union's name to its own, so a union of a long name
-/// and many short cases names far more text than the image holds: 20,000 cases of a
-/// 20,000-byte union name are 400 MB of names in a 450 kB image. Such an image is refused.
-pub const CASE_TYPE_NAMES_PER_BYTE: u64 = 16;
-pub const CASE_TYPE_NAMES_BASE: u64 = 1 << 20;
+/// What the names a program makes of an image's names may take in all, per byte of the image,
+/// beyond [`DERIVED_NAMES_BASE`]: each union case's type name (`Union.case`, one per distinct
+/// case name of each union, made when the program is compiled) and each declaration's qualified
+/// name (`identity::name`, made when a diagnostic or a component's key first needs it). Each
+/// joins two of the image's names, so an image can imply far more text than it holds: 20,000
+/// cases of a 20,000-byte union name are 400 MB of names in a 450 kB image. Such an image is
+/// refused before any is made.
+pub const DERIVED_NAMES_PER_BYTE: u64 = 16;
+pub const DERIVED_NAMES_BASE: u64 = 1 << 20;
 
-fn check_case_type_names(total: u64, size: usize) -> IrResult<()> {
-    let most = CASE_TYPE_NAMES_BASE.saturating_add(CASE_TYPE_NAMES_PER_BYTE.saturating_mul(size as u64));
+fn check_derived_names(total: u64, size: usize) -> IrResult<()> {
+    let most = DERIVED_NAMES_BASE.saturating_add(DERIVED_NAMES_PER_BYTE.saturating_mul(size as u64));
     if total > most {
         return Err(IrError::new(
             codes::RESOURCE_LIMIT,
             format!(
-                "NX IR image is too large to load: the type names of its union cases would take {total} bytes, \
-                 more than {most} for an image of {size} bytes."
+                "NX IR image is too large to load: the names made of its names (its union cases' type names and its \
+                 declarations' qualified names) would take {total} bytes, more than {most} for an image of {size} bytes."
             ),
         ));
     }
@@ -86,8 +88,8 @@ struct Entries {
     references: Vec<Ref>,
     /// What the node rules found, reported after the runtime ABI and the features.
     findings: Findings,
-    /// The bytes of the union case type names the image implies ([`check_case_type_names`]).
-    case_type_names: u64,
+    /// The bytes of the names made of the image's names ([`check_derived_names`]).
+    derived_names: u64,
 }
 
 /// Decodes every entry of every table with its operands checked, plus the rules the layouts do
@@ -101,7 +103,7 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
         .module
         .features
         .iter(bytes)
-        .any(|feature| layout.string(bytes, feature) == Some(kinds::OCCURRENCE_FEATURE));
+        .any(|feature| layout.string_bytes(bytes, feature) == Some(kinds::OCCURRENCE_FEATURE.as_bytes()));
     let count = |table: Table| layout.table(table).count;
     let bounds = Bounds::new(
         layout.strings.count,
@@ -112,7 +114,8 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
     );
     let mut checks = Checks::default();
     let mut names = Vec::with_capacity(count(Table::Declarations));
-    let mut case_type_names = 0u64;
+    let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string_bytes(bytes, name)).map_or(0, <[u8]>::len);
+    let mut derived_names = 0u64;
     for table in Table::ALL {
         for index in 0..count(table) {
             checks.bounds = bounds.for_entry(table, index);
@@ -131,27 +134,32 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
                 Table::Nodes => {
                     let node = decode_node(cells, schema, checks).map_err(fail)?;
                     rules::check_arity(&node).map_err(fail)?;
-                    let rule = check_node(bytes, layout, index, &node, lists_occurrence);
+                    // Past the report's budget a rule's failure would be left out unmade.
+                    let rule = match findings.is_full() {
+                        true => Ok(()),
+                        false => check_node(bytes, layout, index, &node, lists_occurrence),
+                    };
                     findings.note(bytes, layout, index, &node, rule);
                 }
                 Table::Declarations => {
                     let declaration = decode_declaration(cells, schema, checks).map_err(fail)?;
-                    if let Decl::Union { name, cases, .. } = &declaration {
-                        let length = |index: u32| layout.string_bytes(bytes, index).map_or(0, |text| text.len() as u64);
+                    let length = |index: u32| layout.string_bytes(bytes, index).map_or(0, |text| text.len() as u64);
+                    let name = declaration.name();
+                    derived_names = derived_names.saturating_add(identity as u64 + 2 + length(name));
+                    if let Decl::Union { cases, .. } = &declaration {
                         let mut distinct: Vec<u32> = cases.iter().map(|case| case.name).collect();
                         distinct.sort_unstable();
                         distinct.dedup();
                         for case in distinct {
-                            case_type_names =
-                                case_type_names.saturating_add(length(*name)).saturating_add(1 + length(case));
+                            derived_names = derived_names.saturating_add(length(name)).saturating_add(1 + length(case));
                         }
                     }
-                    names.push((declaration.name(), index as u32));
+                    names.push((name, index as u32));
                 }
             }
         }
     }
-    Ok(Entries { names, references: checks.references, findings, case_type_names })
+    Ok(Entries { names, references: checks.references, findings, derived_names })
 }
 
 /// A seq type's occurrence spells `?`, `+` or `*`, and its item is not itself a seq.
@@ -171,10 +179,12 @@ fn check_seq(bytes: &[u8], layout: &ImageLayout, ty: &Type) -> Result<(), String
 fn check_node(bytes: &[u8], layout: &ImageLayout, index: usize, node: &Node, lists_occurrence: bool) -> IrResult<()> {
     let operator = match node {
         Node::Text { type_name, .. } => {
-            let name = layout.string(bytes, *type_name).unwrap_or("");
-            if kinds::TEXT_TYPE_NAMES.contains(&name) {
+            // Compared as bytes (each name with a text form is short), read as text to say so.
+            let text = layout.string_bytes(bytes, *type_name).unwrap_or(&[]);
+            if kinds::TEXT_TYPE_NAMES.iter().any(|name| name.as_bytes() == text) {
                 return Ok(());
             }
+            let name = layout.string(bytes, *type_name).unwrap_or("");
             return Err(malformed(format_args!("node {index}: '{name}' is not a type with a text form")));
         }
         _ if lists_occurrence => return Ok(()),
@@ -203,28 +213,29 @@ fn is_empty_pattern(bytes: &[u8], layout: &ImageLayout, node: u32) -> bool {
 
 /// The runtime ABI and the required features, all reported together.
 fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
-    let mut diagnostics = Vec::new();
+    let mut report = Report::new();
     let abi = layout.string(bytes, layout.module.abi).unwrap_or("");
     if abi != kinds::RUNTIME_ABI {
-        diagnostics.push(Diagnostic::error(
-            codes::RUNTIME_ABI,
-            format!("NX IR runtime ABI '{abi}' is not supported; this runtime implements '{}'.", kinds::RUNTIME_ABI),
-        ));
+        report.add(codes::RUNTIME_ABI, &[abi], || {
+            format!("NX IR runtime ABI '{abi}' is not supported; this runtime implements '{}'.", kinds::RUNTIME_ABI)
+        });
     }
     let known = kinds::known_features(layout.schema);
     for feature in layout.module.features.iter(bytes) {
-        let feature = layout.string(bytes, feature).unwrap_or("");
-        if !known.contains(&feature) {
-            diagnostics.push(Diagnostic::error(
-                codes::REQUIRED_FEATURE,
-                format!("Unsupported NX IR required feature '{feature}'."),
-            ));
+        // Compared as bytes (a known feature is short), read as text only for a message.
+        let text = layout.string_bytes(bytes, feature).unwrap_or(&[]);
+        if !known.iter().any(|known| known.as_bytes() == text) {
+            if report.is_full() {
+                break;
+            }
+            let feature = layout.string(bytes, feature).unwrap_or("");
+            report.add(codes::REQUIRED_FEATURE, &[feature], || format!("Unsupported NX IR required feature '{feature}'."));
         }
     }
-    if diagnostics.is_empty() {
+    if report.is_empty() {
         Ok(())
     } else {
-        Err(IrError::from_diagnostics(diagnostics))
+        Err(IrError::from_diagnostics(report.into_diagnostics()))
     }
 }
 
@@ -233,7 +244,7 @@ fn check_runtime(bytes: &[u8], layout: &ImageLayout) -> IrResult<()> {
 /// references for linking.
 fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult<Validated> {
     let Entries { mut names, mut references, findings, .. } = entries;
-    let mut diagnostics = findings.into_diagnostics();
+    let mut report = findings.into_report();
     let text = |index: u32| layout.string_bytes(bytes, index).unwrap_or(&[]);
     let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string(bytes, name)).unwrap_or("");
 
@@ -254,10 +265,13 @@ fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult
     duplicates.extend(names.windows(2).filter(|pair| text(pair[0].0) == text(pair[1].0)).map(|pair| (pair[1].1, pair[1].0)));
     duplicates.sort_unstable();
     for (_, name) in duplicates {
-        diagnostics.push(Diagnostic::error(
-            codes::DUPLICATE_DECLARATION,
-            format!("Module '{identity}' declares '{}' twice.", layout.string(bytes, name).unwrap_or("")),
-        ));
+        if report.is_full() {
+            break; // every later diagnostic is left out
+        }
+        let name = layout.string(bytes, name).unwrap_or("");
+        report.add(codes::DUPLICATE_DECLARATION, &[identity, name], || {
+            format!("Module '{identity}' declares '{name}' twice.")
+        });
     }
 
     references.sort_unstable_by_key(|reference| (reference.slot, reference.name));
@@ -267,13 +281,13 @@ fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult
     for reference in references.iter().take_while(|reference| reference.slot == 0) {
         let wanted = text(reference.name);
         if names.binary_search_by(|(name, _)| text(*name).cmp(wanted)).is_err() {
-            diagnostics.push(Diagnostic::error(
-                codes::REFERENCE,
-                format!(
-                    "Module '{identity}' references its own declaration '{}', which it does not declare.",
-                    layout.string(bytes, reference.name).unwrap_or("")
-                ),
-            ));
+            if report.is_full() {
+                break; // every later diagnostic is left out
+            }
+            let name = layout.string(bytes, reference.name).unwrap_or("");
+            report.add(codes::REFERENCE, &[identity, name], || {
+                format!("Module '{identity}' references its own declaration '{name}', which it does not declare.")
+            });
         }
     }
 
@@ -284,14 +298,13 @@ fn check_module(bytes: &[u8], layout: ImageLayout, entries: Entries) -> IrResult
     ] {
         for index in run.iter(bytes) {
             if layout.entry_cell(bytes, Table::Declarations, index, 0) != Some(kind) {
-                diagnostics
-                    .push(Diagnostic::error(codes::ENTRYPOINT, format!("{what} entrypoint {index} is invalid.")));
+                report.add(codes::ENTRYPOINT, &[], || format!("{what} entrypoint {index} is invalid."));
             }
         }
     }
 
-    if !diagnostics.is_empty() {
-        return Err(IrError::from_diagnostics(diagnostics));
+    if !report.is_empty() {
+        return Err(IrError::from_diagnostics(report.into_diagnostics()));
     }
     Ok(Validated { layout, by_name: names.into_boxed_slice(), references: references.into_boxed_slice() })
 }
