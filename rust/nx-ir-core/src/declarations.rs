@@ -339,7 +339,8 @@ impl Reader<'_> {
     /// String `digits` with a minus sign, made once per string.
     fn negated(&self, digits: u32) -> Text {
         let mut negated = self.negated.borrow_mut();
-        Arc::clone(negated.entry(digits).or_insert_with(|| format!("-{}", self.module.string(digits).unwrap_or("")).into()))
+        let text = negated.entry(digits).or_insert_with(|| format!("-{}", self.module.string(digits).unwrap_or("")).into());
+        Arc::clone(text)
     }
 
     fn read_default(&self, node: u32) -> DefaultView {

@@ -114,7 +114,8 @@ fn check_entries(bytes: &[u8], layout: &ImageLayout) -> IrResult<Entries> {
     );
     let mut checks = Checks::default();
     let mut names = Vec::with_capacity(count(Table::Declarations));
-    let identity = layout.module.modules.get(bytes, 0).and_then(|name| layout.string_bytes(bytes, name)).map_or(0, <[u8]>::len);
+    let identity =
+        layout.module.modules.get(bytes, 0).and_then(|name| layout.string_bytes(bytes, name)).map_or(0, <[u8]>::len);
     let mut derived_names = 0u64;
     for table in Table::ALL {
         for index in 0..count(table) {
