@@ -121,7 +121,9 @@ impl Program {
                         continue;
                     }
                 };
-                if differs {
+                // Once the report is full every later diagnostic is left out: their texts
+                // need not be read.
+                if differs && !report.is_full() {
                     report.add(codes::LINK_IDENTITY, &[own, wanted.identity, resolved.identity()], || {
                         format!(
                             "Module '{}' links against '{}', but the resolver supplied a module whose identity is '{}'.",
@@ -134,7 +136,7 @@ impl Program {
                 let version_differs = *versions
                     .entry((key, text_key(wanted.version)))
                     .or_insert_with(|| resolved.version() != wanted.version);
-                if version_differs && !options.allow_version_mismatch {
+                if version_differs && !options.allow_version_mismatch && !report.is_full() {
                     let texts = [own, wanted.identity, wanted.version, resolved.version()];
                     report.add(codes::LINK_VERSION, &texts, || {
                         format!(
