@@ -305,6 +305,14 @@ fn long_named_module(items: impl FnOnce(&mut Module) -> Vec<Node>) -> Module {
     module
 }
 
+/// Adds `slots` module-table entries to `module`, each naming `linked`'s identity (one string).
+fn links_to(module: &mut Module, linked: &Module, slots: usize) {
+    module.strings.push(linked.strings[linked.modules[0].identity as usize].clone());
+    let identity = module.strings.len() as u32 - 1;
+    let version = module.modules[0].version;
+    module.modules.extend((0..slots).map(|_| ModuleEntry { identity, version, fingerprint: 1 }));
+}
+
 #[test]
 fn declarations_of_one_long_name_in_a_long_named_module_are_refused_in_proportion_to_the_image() {
     // Each duplicate's diagnostic names the module and the declaration.
@@ -337,11 +345,8 @@ fn text_nodes_of_one_long_unknown_type_are_refused_in_proportion_to_the_image() 
 fn references_to_many_names_a_long_named_linked_module_lacks_are_refused_in_proportion_to_the_images() {
     // Each missing declaration's diagnostic names both modules.
     let linked = long_named_module(|_| Vec::new());
-    let linked_identity = linked.strings[linked.modules[0].identity as usize].clone();
     let module = long_named_module(|module| {
-        module.strings.push(linked_identity);
-        let identity = module.strings.len() as u32 - 1;
-        module.modules.push(ModuleEntry { identity, version: module.modules[0].version, fingerprint: 1 });
+        links_to(module, &linked, 1);
         distinct_strings(module, "missing").into_iter().map(|name| Node::Reference(Ref { slot: 1, name })).collect()
     });
     assert_refused_in_proportion("missing declarations", &module, Some(&linked), "nx-ir-link-missing-declaration");
@@ -350,12 +355,8 @@ fn references_to_many_names_a_long_named_linked_module_lacks_are_refused_in_prop
 #[test]
 fn a_module_table_naming_one_long_identity_many_times_is_linked_in_proportion_to_the_images() {
     let linked = long_named_module(|_| Vec::new());
-    let identity_text = linked.strings[linked.modules[0].identity as usize].clone();
     let module = module_with(|module| {
-        module.strings.push(identity_text);
-        let identity = module.strings.len() as u32 - 1;
-        let version = module.modules[0].version;
-        module.modules.extend((0..COUNT).map(|_| ModuleEntry { identity, version, fingerprint: 1 }));
+        links_to(module, &linked, COUNT);
         Vec::new()
     });
     let bytes = encode(&module);
