@@ -158,6 +158,27 @@ def link_execute_program() -> ir.Program:
     return ir.link_program(modules["main.nx"], modules)
 
 
+def one_tool_agent(declarations: str, function: str) -> dict[str, bytes]:
+    """Images of an agent (``main.nx``'s ``root``) whose one tool is the function ``function``
+    of ``declarations`` (explain text of ``main.nx``'s body), with the `@nx/agent` library."""
+    library = agent_library_text()
+    text = f"""module main.nx fingerprint 7003
+{AGENT_LINK}
+requires function-values-v1
+entrypoints functions [root {function}] components []
+
+{declarations}
+function root(): {AGENT}:Agent =
+  <{AGENT}:Agent name="one" tools=[<{AGENT}:FunctionTool description="The one tool." function={function} />]>
+    "Use the tool."
+  </{AGENT}:Agent>
+"""
+    return {
+        "main.nx": ir.assemble(text, links=[library]),
+        AGENT: ir.assemble(library, version=AGENT_VERSION),
+    }
+
+
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 FUNCTION_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 WEB_SEARCH_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}

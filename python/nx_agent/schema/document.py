@@ -11,8 +11,9 @@ the document is then absent and the diagnostics say why.
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .._log_text import bounded
 from .bounds import constrained_schema
@@ -26,6 +27,29 @@ Direction = Literal["input", "output"]
 Schema = dict[str, Any]
 MAX_ALIAS_DEPTH = 64
 _KEY_CHARACTER = re.compile(r"[^A-Za-z0-9_.\-]")
+
+T = TypeVar("T")
+#: A part of the walk: a generator that yields the parts it needs done (and is sent their
+#: results) and returns its own. :func:`run` drives them from one loop, so a chain of records
+#: each holding the next is walked at any length without Python recursion.
+Step = Generator["Step[Any]", Any, T]
+
+
+def run(step: Step[T]) -> T:
+    """What ``step`` returns, its nested steps driven from an explicit stack."""
+    stack: list[Step[Any]] = [step]
+    value: Any = None
+    while True:
+        try:
+            nested = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value  # type: ignore[no-any-return]
+            value = done.value
+            continue
+        stack.append(nested)
+        value = None
 
 
 #: The most characters of a type's spelling a message quotes: an image whose types share parts (a
@@ -187,6 +211,13 @@ class Document:
 
     def mention(self, ty: TypeDict, site: Site, path: list[str]) -> Schema:
         """The schema of a value of type ``ty`` at ``site``."""
+        return run(self._mention(ty, site, path))
+
+    def declared(self, module: str, name: str, site: Site, path: list[str]) -> Schema:
+        """The schema of a value of the type ``module`` declares as ``name``."""
+        return run(self._declared(module, name, site, path))
+
+    def _mention(self, ty: TypeDict, site: Site, path: list[str]) -> Step[Schema]:
         kind = ty["kind"]
         if kind == "primitive":
             schema = primitive_schema(ty["name"])
@@ -204,7 +235,7 @@ class Document:
                 self.unresolved(name, site, path)
             return {}
         if kind == "seq":
-            item = self.mention(ty["item"], site, path)
+            item = yield self._mention(ty["item"], site, path)
             if ty["occurrence"] == "?":
                 return nullable(item)
             array: Schema = {"type": "array", "items": item}
@@ -229,7 +260,8 @@ class Document:
             )
             return {}
         if kind == "nominal":
-            return self.declared(ty["module"], ty["name"], site, path)
+            declared: Schema = yield self._declared(ty["module"], ty["name"], site, path)
+            return declared
         if kind == "constrained":
             return self.constrained(ty, site, path)
         self.unresolved("?", site, path)
@@ -256,23 +288,25 @@ class Document:
             site,
         )
 
-    def declared(self, module: str, name: str, site: Site, path: list[str]) -> Schema:
+    def _declared(self, module: str, name: str, site: Site, path: list[str]) -> Step[Schema]:
         decl = self.model.find(module, name)
         if decl is None:
             self.unresolved(name, site, path)
             return {}
         kind = decl["kind"]
         if kind == "alias":
-            return self.alias(module, decl, site, path)
+            schema: Schema = yield self._alias(module, decl, site, path)
+            return schema
         if kind == "record" and decl["abstract"]:
-            return self.abstract(module, decl, site, path)
+            branches: Schema = yield self._abstract(module, decl, site, path)
+            return branches
         if kind == "record":
-            index = self.record_def(module, decl, path)
+            index = yield self._record_def(module, decl, path)
             if self.direction == "output":
                 self.defs[index].needs_type = True
             return self.reference(index)
         if kind == "union":
-            return self.reference(self.union_def(module, decl, path))
+            return self.reference((yield self._union_def(module, decl, path)))
         if kind == "component":
             self.report(
                 INEXPRESSIBLE_TYPE,
@@ -283,7 +317,7 @@ class Document:
         self.unresolved(name, site, path)
         return {}
 
-    def alias(self, module: str, decl: Decl, site: Site, path: list[str]) -> Schema:
+    def _alias(self, module: str, decl: Decl, site: Site, path: list[str]) -> Step[Schema]:
         doc = self.descriptions.type(module, decl["name"])
         target = None
         if doc is not None and doc.alias is not None and self.alias_depth < MAX_ALIAS_DEPTH:
@@ -302,11 +336,12 @@ class Document:
             return {}
         self.alias_depth += 1
         try:
-            return self.mention(target, site, path)
+            schema: Schema = yield self._mention(target, site, path)
+            return schema
         finally:
             self.alias_depth -= 1
 
-    def abstract(self, module: str, decl: Decl, site: Site, path: list[str]) -> Schema:
+    def _abstract(self, module: str, decl: Decl, site: Site, path: list[str]) -> Step[Schema]:
         """``anyOf`` every shape that extends the abstract record, each requiring ``$type``."""
         descendants = self.model.descendants(module, decl["name"])
         name = decl["name"]
@@ -338,12 +373,12 @@ class Document:
             if isinstance(descendant, RecordShape):
                 found = self.model.find(descendant.module, descendant.name)
                 assert found is not None
-                index = self.record_def(descendant.module, found, path)
+                index = yield self._record_def(descendant.module, found, path)
             else:
                 union = self.model.find(descendant.module, descendant.union)
                 assert union is not None
                 case = next(c for c in union["cases"] if c["name"] == descendant.case)
-                index = self.case_def(descendant.module, union, case, path)
+                index = yield self._case_def(descendant.module, union, case, path)
             path.pop()
             path.append(segment)
             self.defs[index].needs_type = True
@@ -352,12 +387,12 @@ class Document:
 
     # -- definitions ---------------------------------------------------------------------------
 
-    def record_def(self, module: str, decl: Decl, path: list[str]) -> int:
+    def _record_def(self, module: str, decl: Decl, path: list[str]) -> Step[int]:
         index, new = self.entry(("record", module, decl["name"]), decl["name"])
         if not new:
             return index
         doc = self.descriptions.type(module, decl["name"])
-        self.defs[index].body = self.object_def(
+        self.defs[index].body = yield self._object_def(
             module,
             decl,
             decl["name"],
@@ -369,7 +404,7 @@ class Document:
         )
         return index
 
-    def union_def(self, module: str, decl: Decl, path: list[str]) -> int:
+    def _union_def(self, module: str, decl: Decl, path: list[str]) -> Step[int]:
         index, new = self.entry(("union", module, decl["name"]), decl["name"])
         if not new:
             return index
@@ -382,7 +417,7 @@ class Document:
             branches: list[Schema] = [string_enum(constants)] if constants else []
             for case in cases:
                 if not case["constant"]:
-                    branches.append(self.reference(self.case_def(module, decl, case, path)))
+                    branches.append(self.reference((yield self._case_def(module, decl, case, path))))
             schema = {"anyOf": branches}
         description = self.union_description(module, decl)
         if description is not None:
@@ -390,7 +425,7 @@ class Document:
         self.defs[index].body = schema
         return index
 
-    def case_def(self, module: str, union: Decl, case: dict[str, Any], path: list[str]) -> int:
+    def _case_def(self, module: str, union: Decl, case: dict[str, Any], path: list[str]) -> Step[int]:
         discriminator = f"{union['name']}.{case['name']}"
         index, new = self.entry(("case", module, union["name"], case["name"]), discriminator)
         self.defs[index].needs_type = True
@@ -398,7 +433,7 @@ class Document:
             return index
         doc = self.descriptions.type(module, union["name"])
         case_doc = doc.cases.get(case["name"]) if doc is not None else None
-        self.defs[index].body = self.object_def(
+        self.defs[index].body = yield self._object_def(
             module,
             union,
             discriminator,
@@ -440,7 +475,7 @@ class Document:
         listed = "\n".join(lines)
         return f"{doc.description}\n\n{listed}" if doc.description is not None else listed
 
-    def object_def(
+    def _object_def(
         self,
         module: str,
         decl: Decl,
@@ -451,7 +486,7 @@ class Document:
         description: str | None,
         field_docs: dict[str, str],
         path: list[str],
-    ) -> ObjectDef:
+    ) -> Step[ObjectDef]:
         """A record, update record or payload case, before its ``$type`` is decided.
 
         A field whose type admits empty (``T?``, ``T*``) is optional: left out of ``required``,
@@ -466,7 +501,7 @@ class Document:
             site_type = ty["item"] if ty["kind"] == "seq" and ty["occurrence"] == "?" else ty
             site = Site.named(f"{owner}.{entry['name']}", module, span)
             path.append(entry["name"])
-            schema = self.mention(site_type, site, path)
+            schema = yield self._mention(site_type, site, path)
             path.pop()
             if update and optional:
                 schema = nullable(schema)
