@@ -4,6 +4,8 @@ compiler's answer, or refuse with a code, in work and memory in proportion to th
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from nx_agent.agent import compile_agent
@@ -14,6 +16,29 @@ from schema_programs import main, program
 
 #: Far past Python's recursion limit (1,000 frames): a walk that recursed per record would fail.
 CHAIN = 2_000
+
+
+def python_steps(call: Callable[[], object]) -> int:
+    """The bytecode instructions Python runs for ``call()``, in every frame it enters: a
+    deterministic count of the work done in Python (work inside C functions is not seen)."""
+    count = 0
+
+    def each(frame: Any, event: str, arg: object) -> Any:
+        nonlocal count
+        if event == "opcode":
+            count += 1
+        return each
+
+    def enter(frame: Any, event: str, arg: object) -> Any:
+        frame.f_trace_opcodes = True
+        return each
+
+    sys.settrace(enter)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
 
 
 def _chain(length: int) -> str:
@@ -49,3 +74,13 @@ def test_an_agent_whose_tool_takes_such_a_chain_compiles() -> None:
     (tool,) = agent.definition["tools"]
     assert tool["inputSchema"]["properties"]["first"] == {"$ref": "#/$defs/R0"}
     assert len(tool["inputSchema"]["$defs"]) == 3 * CHAIN + 1
+
+
+def test_the_walk_over_a_chain_grows_in_proportion_to_it() -> None:
+    # Each abstract record's shapes were looked for in every declaration of the program: twice the
+    # chain took 3.7 times the steps (2,000 links took 4 s). They are now read in one pass.
+    steps = []
+    for length in (150, 300):
+        linked = program(main(_chain(length)))
+        steps.append(python_steps(lambda: function_schema(linked, {"name": "take"})))
+    assert steps[1] < 2.3 * steps[0], steps

@@ -73,6 +73,7 @@ class ProgramModel:
             )
         self.order = self._program_order()
         self._descendants: dict[tuple[str, str], list[Descendant]] = {}
+        self._extenders: dict[tuple[str, str], list[tuple[str, Decl]]] | None = None
 
     def _program_order(self) -> list[str]:
         order: list[str] = []
@@ -103,20 +104,30 @@ class ProgramModel:
         cached = self._descendants.get(key)
         if cached is not None:
             return cached
-        target = (module, name)
         found: list[Descendant] = []
-        for identity in self.order:
-            for decl in self.modules[identity].declarations:
-                if decl["kind"] == "record":
-                    if decl["abstract"] or decl["update_of"] is not None:
-                        continue
-                    if target in (tuple(base) for base in decl["bases"]):
-                        found.append(RecordShape(identity, decl["name"]))
-                elif decl["kind"] == "union":
-                    if target in (tuple(base) for base in decl["bases"]):
-                        found.extend(CaseShape(identity, decl["name"], c["name"]) for c in decl["cases"])
+        for identity, decl in self._extending().get(key, ()):
+            if decl["kind"] == "record":
+                found.append(RecordShape(identity, decl["name"]))
+            else:
+                found.extend(CaseShape(identity, decl["name"], c["name"]) for c in decl["cases"])
         self._descendants[key] = found
         return found
+
+    def _extending(self) -> dict[tuple[str, str], list[tuple[str, Decl]]]:
+        """Each base's concrete records and unions, in program order: read from every
+        declaration's bases in one pass, the first time a base is asked for."""
+        if self._extenders is None:
+            self._extenders = {}
+            for identity in self.order:
+                for decl in self.modules[identity].declarations:
+                    if decl["kind"] == "record":
+                        if decl["abstract"] or decl["update_of"] is not None:
+                            continue
+                    elif decl["kind"] != "union":
+                        continue
+                    for base in dict.fromkeys(tuple(base) for base in decl["bases"]):
+                        self._extenders.setdefault(base, []).append((identity, decl))
+        return self._extenders
 
     def extends(self, module: str, decl: Decl, listed: tuple[str, str]) -> bool:
         """Whether the record or union ``decl`` of ``module`` is, or extends, ``listed``."""
