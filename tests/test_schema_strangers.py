@@ -84,3 +84,23 @@ def test_the_walk_over_a_chain_grows_in_proportion_to_it() -> None:
         linked = program(main(_chain(length)))
         steps.append(python_steps(lambda: function_schema(linked, {"name": "take"})))
     assert steps[1] < 2.3 * steps[0], steps
+
+
+def _clashing(count: int) -> str:
+    # Records whose names differ only in a character a `$defs` key cannot hold: each is keyed `A_`
+    # and must take the next free `A__2`, `A__3`...
+    records = "".join(f"record A{chr(0x4E00 + i)}\n  n: int required\n\n" for i in range(count))
+    fields = "".join(f"  f{i}: A{chr(0x4E00 + i)} required\n" for i in range(count))
+    return f"{records}record Many\n{fields}\nfunction take(m: Many): int =\n  1\n"
+
+
+def test_clashing_definition_keys_are_numbered_in_proportion_to_their_number() -> None:
+    answer = function_schema(program(main(_clashing(300))), {"name": "take"})
+    keys = list(answer["inputSchema"]["$defs"])
+    assert keys == ["Many", "A_"] + [f"A__{n}" for n in range(2, 301)]
+    # Each clash looked for a free key from `_2` up: 2,000 records took 3.9 s.
+    steps = []
+    for count in (150, 300):
+        linked = program(main(_clashing(count)))
+        steps.append(python_steps(lambda: function_schema(linked, {"name": "take"})))
+    assert steps[1] < 2.3 * steps[0], steps

@@ -144,6 +144,7 @@ class Document:
     defs: list[DefEntry] = field(default_factory=list)
     index: dict[tuple[str, ...], int] = field(default_factory=dict)
     keys: set[str] = field(default_factory=set)
+    suffixes: dict[str, int] = field(default_factory=dict)
     problems: list[dict[str, Any]] = field(default_factory=list)
     alias_depth: int = 0
 
@@ -198,10 +199,12 @@ class Document:
         if found is not None:
             return found, False
         base = _KEY_CHARACTER.sub("_", natural)
-        key, suffix = base, 2
+        key, suffix = base, self.suffixes.get(base, 2)
         while key in self.keys:
             key = f"{base}_{suffix}"
             suffix += 1
+        # Keys are only ever added, so the next clash of ``base`` starts where this one ended.
+        self.suffixes[base] = suffix
         self.keys.add(key)
         self.defs.append(DefEntry(key))
         self.index[identity] = len(self.defs) - 1
