@@ -5,11 +5,13 @@ compiler's answer, or refuse with a code, in work and memory in proportion to th
 from __future__ import annotations
 
 import sys
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from nx_agent.agent import compile_agent
-from nx_agent.schema import function_schema
+from nx_agent.agent import NxAgentError, compile_agent
+from nx_agent.schema import DIALECT, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, function_schema
+from nx_agent.schema.document import SCHEMA_BASE_CHARS, SCHEMA_CHARS_PER_IMAGE_BYTE
 
 from agent_programs import one_tool_agent
 from schema_programs import main, program
@@ -104,3 +106,107 @@ def test_clashing_definition_keys_are_numbered_in_proportion_to_their_number() -
         linked = program(main(_clashing(count)))
         steps.append(python_steps(lambda: function_schema(linked, {"name": "take"})))
     assert steps[1] < 2.3 * steps[0], steps
+
+
+def peak_of(call: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``call()`` returns, and the peak of Python allocations while it ran."""
+    tracemalloc.start()
+    try:
+        return call(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+LONG = 20_000
+
+
+def _many_refs(count: int) -> str:
+    # `count` fields typed by one record with a long name: each mention is a `$ref` naming it.
+    name = "I" * LONG
+    fields = "".join(f"  f{i}: {name} required\n" for i in range(count))
+    return f"record {name}\n  n: int required\n\nrecord Many\n{fields}\nfunction take(m: Many): int =\n  1\n"
+
+
+def _many_shapes(count: int) -> str:
+    # `count` fields typed by an abstract record `count` records extend: each mention lists them all.
+    shapes = "".join(f"record C{i} extends Shape\n  label: string?\n\n" for i in range(count))
+    fields = "".join(f"  f{i}: Shape required\n" for i in range(count))
+    return f"record Shape abstract\n  label: string?\n\n{shapes}record Many\n{fields}\nfunction take(m: Many): int =\n  1\n"
+
+
+def test_a_schema_whose_text_would_dwarf_the_image_is_refused_with_a_code() -> None:
+    for text, image_at_most in ((_many_refs(2_000), 80_000), (_many_shapes(2_000), 200_000)):
+        linked = program(main(text))
+        image = sum(module.size for module in linked.modules)
+        assert image < image_at_most
+        answer, used = peak_of(lambda: function_schema(linked, {"name": "take"}))
+        # 2,000 refs of 20,000 characters are 40 MB of text; 2,000 lists of 2,000 shapes 80 MB.
+        assert "inputSchema" not in answer
+        (refused,) = answer["diagnostics"]
+        assert refused["code"] == SCHEMA_TOO_LARGE
+        limit = SCHEMA_BASE_CHARS + SCHEMA_CHARS_PER_IMAGE_BYTE * image
+        assert f"more than {limit:,} characters" in refused["message"]
+        # Every mention of a definition shares its `$ref` text and an abstract record's list of
+        # shapes: the walk took 41 MB and 1.1 GB before.
+        assert used < 64 * image, used
+    # The output schema is made alone, and fits.
+    assert answer["outputSchema"] == {"$schema": DIALECT, "type": "integer"}
+
+
+def test_below_the_budget_every_mention_is_written_out_as_the_compiler_writes_it() -> None:
+    answer = function_schema(program(main(_many_shapes(40))), {"name": "take"})
+    assert answer["diagnostics"] == []
+    schema = answer["inputSchema"]
+    shapes = {"anyOf": [{"$ref": f"#/$defs/C{i}"} for i in range(40)]}
+    assert schema["$defs"]["Many"]["properties"] == {f"f{i}": shapes for i in range(40)}
+    assert list(schema["$defs"]) == ["Many"] + [f"C{i}" for i in range(40)]
+    assert all(schema["$defs"][f"C{i}"]["required"] == ["$type"] for i in range(40))
+    answer = function_schema(program(main(_many_refs(10))), {"name": "take"})
+    properties = answer["inputSchema"]["$defs"]["Many"]["properties"]
+    assert properties == {f"f{i}": {"$ref": "#/$defs/" + "I" * LONG} for i in range(10)}
+
+
+def test_an_agent_whose_tool_schema_is_too_large_is_refused_with_a_code() -> None:
+    images = one_tool_agent(_many_refs(2_000), "take")
+    refused, used = peak_of(lambda: _refusal(images))
+    assert [d.code for d in refused.diagnostics] == ["nx-agent-inexpressible-parameter"]
+    assert "characters of JSON" in refused.diagnostics[0].message
+    assert used < 64 * sum(len(image) for image in images.values()), used
+
+
+def _refusal(images: dict[str, bytes]) -> NxAgentError:
+    try:
+        compile_agent(images)
+    except NxAgentError as error:
+        return error
+    raise AssertionError("compiled")
+
+
+def _markup_fields(count: int, field: str) -> str:
+    # `count` records, each with a field named `field` holding markup (which has no JSON form), and
+    # a chain through them: every one is reported, the last at a depth of `count`.
+    records = "".join(
+        f"record R{i}\n  {field}: Element required\n  next: R{i + 1} required\n\n" for i in range(count)
+    )
+    return f"{records}record R{count}\n  n: int required\n\nfunction take(first: R0): int =\n  1\n"
+
+
+def test_each_report_quotes_long_names_and_deep_paths_bounded() -> None:
+    field = "g" * LONG
+    linked = program(main(_markup_fields(1_000, field)))
+    answer, used = peak_of(lambda: function_schema(linked, {"name": "take"}))
+    problems = answer["diagnostics"]
+    assert len(problems) == 1_000 and {p["code"] for p in problems} == {INEXPRESSIBLE_TYPE}
+    # Each message quoted the field's whole name and the whole path to it: 20 MB of names and
+    # 2.5 MB of paths for a 120 kB image.
+    assert all(len(p["message"]) < 2_000 for p in problems)
+    assert used < 64 * sum(module.size for module in linked.modules), used
+    last = problems[-1]["message"]
+    assert last.startswith("`R999.gggg") and "characters left out" in last
+    assert "(reached through `first.next.next" in last and "…(985 segments left out)…" in last
+    # A short one reads as it always has.
+    answer = function_schema(program(main(_markup_fields(2, "body"))), {"name": "take"})
+    assert [p["message"] for p in answer["diagnostics"]] == [
+        "`R0.body` is markup, `Element`, which has no JSON form (reached through `first.body`)",
+        "`R1.body` is markup, `Element`, which has no JSON form (reached through `first.next.body`)",
+    ]

@@ -15,6 +15,7 @@ from .document import DIALECT
 from .errors import (
     AMBIGUOUS_DISCRIMINATOR,
     INEXPRESSIBLE_TYPE,
+    SCHEMA_TOO_LARGE,
     UNKNOWN_DECLARATION,
     SchemaError,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "AMBIGUOUS_DISCRIMINATOR",
     "DIALECT",
     "INEXPRESSIBLE_TYPE",
+    "SCHEMA_TOO_LARGE",
     "TOOL_CONTEXT",
     "UNKNOWN_DECLARATION",
     "Descriptions",

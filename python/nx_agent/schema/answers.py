@@ -15,8 +15,8 @@ from typing import Any
 
 from .._native import Program
 from .descriptions import Descriptions, load_descriptions, summary_of
-from .document import Direction, Document, Schema, Site, closed_object
-from .errors import INEXPRESSIBLE_TYPE, unknown_declaration
+from .document import Direction, Document, Schema, Site, closed_object, shown_name
+from .errors import INEXPRESSIBLE_TYPE, distinct, unknown_declaration
 from .host_supplied import host_supplied_match, host_supplied_within, listed_records
 from .model import Decl, ProgramModel, model_for, text_span
 from .types import TypeSpellingError, declared_parameter_type, parse_type, spell
@@ -101,7 +101,7 @@ def derive_function_schema(
         parameters.append(entry)
         if host is not None:
             continue
-        site = Site(f"parameter `{param['name']}`", param["name"], (module, span))
+        site = Site((param["name"],), (module, span), f"parameter `{shown_name(param['name'])}`")
         schema = input_document.mention(declared, site, [param["name"]])
         if description is not None:
             schema["description"] = description
@@ -124,11 +124,11 @@ def derive_function_schema(
             result_type = doc.result_type
         except TypeSpellingError:
             result = None
-    result_site = Site(f"the result of `{name}`", result_type or "?", (module, span))
+    result_site = Site((result_type or "?",), (module, span), f"the result of `{shown_name(name)}`")
     if result is None:
         output_document.report(
             INEXPRESSIBLE_TYPE,
-            f"The result type of `{name}` is not recorded in its image, so it has no JSON form",
+            f"The result type of `{shown_name(name)}` is not recorded in its image, so it has no JSON form",
             result_site,
             "Annotate the result type, or give it as 'resultType' in the descriptions.",
         )
@@ -149,11 +149,7 @@ def derive_function_schema(
     source = model.modules[module].source
     if span is not None and source is not None:
         answer["declaration"] = text_span(source, *span)
-    diagnostics = []
-    for found in input_document.problems + output_document.problems:
-        if found not in diagnostics:
-            diagnostics.append(found)
-    answer["diagnostics"] = diagnostics
+    answer["diagnostics"] = distinct(input_document.problems + output_document.problems)
     return answer
 
 

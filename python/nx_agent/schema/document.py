@@ -5,7 +5,9 @@ direction asks for it, constant-case unions as string enums, payload cases and a
 as ``anyOf``, ``$defs`` keyed by declared name in first-mention order with ``_2``, ``_3``… for
 clashes, a recursive type described once, a schema-6 constrained type as its base's schema with
 the interval's ends (:mod:`.bounds`). A type with no JSON form is reported, never approximated:
-the document is then absent and the diagnostics say why.
+the document is then absent and the diagnostics say why. So is a document whose JSON text would
+pass its budget (``schema-too-large``): an image can mention one long-named type, or an abstract
+record of many shapes, from any number of fields.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Literal, TypeVar
 from .._log_text import bounded
 from .bounds import constrained_schema
 from .descriptions import Descriptions, summary_of
-from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, diagnostic
+from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, diagnostic, key_of
 from .model import CaseShape, Decl, ProgramModel, RecordShape, TypeDict, text_span
 from .types import PRIMITIVES, TypeSpellingError, admits_empty, parse_type, spell
 
@@ -26,6 +28,13 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 Direction = Literal["input", "output"]
 Schema = dict[str, Any]
 MAX_ALIAS_DEPTH = 64
+#: A document is made only while its JSON text stays within ``SCHEMA_BASE_CHARS`` plus
+#: ``SCHEMA_CHARS_PER_IMAGE_BYTE`` for each byte of the program's images; past that it is refused
+#: (``schema-too-large``). A type is written out at every mention (a ``$ref`` names its
+#: definition, an abstract record lists every shape), so thousands of fields naming one long name
+#: would otherwise make a schema of their number times its length.
+SCHEMA_BASE_CHARS = 1 << 20
+SCHEMA_CHARS_PER_IMAGE_BYTE = 16
 _KEY_CHARACTER = re.compile(r"[^A-Za-z0-9_.\-]")
 
 T = TypeVar("T")
@@ -62,27 +71,58 @@ def _shown(ty: TypeDict) -> str:
     return bounded(spell(ty), MAX_SHOWN_TYPE_CHARS)
 
 
+#: The most characters of one name a message quotes, and the segments of a path it shows at each
+#: end: an image can name a field with a long string in every record, or nest records in a chain
+#: of any length, and each message must stay short for the messages to stay in proportion.
+MAX_SHOWN_NAME_CHARS = 200
+SHOWN_PATH_ENDS = 8
+
+
+def shown_name(name: str) -> str:
+    """A name for a message: its beginning and end when it is long."""
+    return bounded(name, MAX_SHOWN_NAME_CHARS)
+
+
 @dataclass(frozen=True)
 class Site:
-    """The member a diagnostic is about: ``member`` as a sentence names it (``parameter `x` ``,
-    `` `Row.template` ``, ``the result of `f` ``), ``plain`` as a path does, and where it is."""
+    """The member a diagnostic is about: ``parts`` its plain name (``("Row", "template")`` for a
+    field, ``("x",)`` for a parameter), ``role`` how a sentence names it when not as the quoted
+    plain name (``parameter `x` ``, ``the result of `f` ``), and where it is."""
 
-    member: str
-    plain: str
+    parts: tuple[str, ...]
     label: tuple[str, tuple[int, int] | None] | None = None
+    role: str | None = None
 
     @staticmethod
-    def named(plain: str, module: str, span: tuple[int, int] | None) -> Site:
-        return Site(f"`{plain}`", plain, (module, span))
+    def named(name: str, module: str, span: tuple[int, int] | None) -> Site:
+        return Site((name,), (module, span))
+
+    @staticmethod
+    def field(owner: str, name: str, module: str, span: tuple[int, int] | None) -> Site:
+        return Site((owner, name), (module, span))
+
+    @property
+    def member(self) -> str:
+        if self.role is not None:
+            return self.role
+        return "`" + ".".join(shown_name(part) for part in self.parts) + "`"
 
     def sentence(self) -> str:
-        return self.member[:1].upper() + self.member[1:]
+        member = self.member
+        return member[:1].upper() + member[1:]
 
     def through(self, path: list[str]) -> str:
-        joined = ".".join(path)
-        if len(path) < 2 or joined == self.plain:
+        """How the walk reached the member, when the path is not the member's own name: its
+        first and last segments when it is long."""
+        if len(path) < 2 or path == list(self.parts):
             return ""
-        return f" (reached through `{joined}`)"
+        ends = SHOWN_PATH_ENDS
+        if len(path) > 2 * ends + 1:
+            left_out = len(path) - 2 * ends
+            segments = [*path[:ends], f"…({left_out} segments left out)…", *path[-ends:]]
+        else:
+            segments = path
+        return f" (reached through `{'.'.join(shown_name(segment) for segment in segments)}`)"
 
 
 @dataclass
@@ -98,6 +138,11 @@ class DefEntry:
     key: str
     needs_type: bool = False
     body: ObjectDef | Schema | None = None
+    #: The ``$ref`` to it, made once: a long name mentioned by many fields is one string.
+    ref: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ref = f"#/$defs/{self.key}"
 
 
 def closed_object(properties: list[tuple[str, Schema]], required: list[str]) -> Schema:
@@ -106,6 +151,35 @@ def closed_object(properties: list[tuple[str, Schema]], required: list[str]) -> 
         schema["required"] = required
     schema["additionalProperties"] = False
     return schema
+
+
+def json_chars_within(value: Any, limit: int) -> int | None:
+    """The characters ``value`` takes as compact JSON (at least: escapes aside), or None as soon as
+    they pass ``limit``. A part the document holds at several places is counted at each, as its
+    text would be, but the count stops at the limit, so the work does too."""
+    total = 0
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            total += len(current) + 2
+        elif isinstance(current, dict):
+            total += 1 + 2 * len(current)
+            for key, item in current.items():
+                total += len(key) + 3
+                pending.append(item)
+        elif isinstance(current, (list, tuple)):
+            total += 1 + len(current)
+            pending.extend(current)
+        elif isinstance(current, bool) or current is None:
+            total += 5
+        elif isinstance(current, int):
+            total += current.bit_length() * 30103 // 100000 + 2
+        else:
+            total += 24
+        if total > limit:
+            return None
+    return total
 
 
 def any_value() -> Schema:
@@ -146,6 +220,8 @@ class Document:
     keys: set[str] = field(default_factory=set)
     suffixes: dict[str, int] = field(default_factory=dict)
     problems: list[dict[str, Any]] = field(default_factory=list)
+    reported: set[tuple[str, ...]] = field(default_factory=set)
+    abstracts: dict[tuple[str, str], list[Schema]] = field(default_factory=dict)
     alias_depth: int = 0
 
     # -- the document --------------------------------------------------------------------------
@@ -158,6 +234,18 @@ class Document:
         document.update(root)
         if self.defs:
             document["$defs"] = {entry.key: self._render(entry) for entry in self.defs}
+        limit = SCHEMA_BASE_CHARS + SCHEMA_CHARS_PER_IMAGE_BYTE * self.model.image_bytes
+        if json_chars_within(document, limit) is None:
+            self.report(
+                SCHEMA_TOO_LARGE,
+                f"The {self.direction} schema would be more than {limit:,} characters of JSON: a schema "
+                f"writes a type out at every mention, and this program's types mention theirs too often "
+                f"for the {self.model.image_bytes:,} bytes of its images",
+                Site(("?",)),
+                f"A schema is made while it is at most {SCHEMA_BASE_CHARS:,} characters plus "
+                f"{SCHEMA_CHARS_PER_IMAGE_BYTE} per byte of the program's images.",
+            )
+            return None
         return document
 
     def _render(self, entry: DefEntry) -> Schema:
@@ -186,11 +274,13 @@ class Document:
             if span is not None and source is not None:
                 labels.append({"file": module, "span": text_span(source, *span), "message": None, "primary": True})
         found = diagnostic(code, message, labels=labels, help=help)
-        if found not in self.problems:
+        key = key_of(found)
+        if key not in self.reported:
+            self.reported.add(key)
             self.problems.append(found)
 
     def reference(self, index: int) -> Schema:
-        return {"$ref": f"#/$defs/{self.defs[index].key}"}
+        return {"$ref": self.defs[index].ref}
 
     def entry(self, identity: tuple[str, ...], natural: str) -> tuple[int, bool]:
         """The entry ``identity`` has, reserving one keyed ``natural`` (or ``natural_2``…) when it
@@ -230,7 +320,7 @@ class Document:
             if name == "Element" or name[:1].islower():
                 self.report(
                     INEXPRESSIBLE_TYPE,
-                    f"{site.sentence()} is markup, `{name}`, which has no JSON form{site.through(path)}",
+                    f"{site.sentence()} is markup, `{shown_name(name)}`, which has no JSON form{site.through(path)}",
                     site,
                     "Markup is rendered by a host, not supplied or read as a JSON value.",
                 )
@@ -286,7 +376,7 @@ class Document:
     def unresolved(self, name: str, site: Site, path: list[str]) -> None:
         self.report(
             INEXPRESSIBLE_TYPE,
-            f"{site.sentence()} names the type `{name}`, which does not resolve, so it has no JSON form"
+            f"{site.sentence()} names the type `{shown_name(name)}`, which does not resolve, so it has no JSON form"
             f"{site.through(path)}",
             site,
         )
@@ -313,7 +403,7 @@ class Document:
         if kind == "component":
             self.report(
                 INEXPRESSIBLE_TYPE,
-                f"{site.sentence()} is typed by the component `{name}`, which has no JSON form{site.through(path)}",
+                f"{site.sentence()} is typed by the component `{shown_name(name)}`, which has no JSON form{site.through(path)}",
                 site,
             )
             return {}
@@ -331,7 +421,7 @@ class Document:
         if target is None:
             self.report(
                 INEXPRESSIBLE_TYPE,
-                f"{site.sentence()} names the type alias `{decl['name']}`, whose target its image does not "
+                f"{site.sentence()} names the type alias `{shown_name(decl['name'])}`, whose target its image does not "
                 f"record, so it has no JSON form{site.through(path)}",
                 site,
                 "Give the alias target in the descriptions ('alias'), or use the target type.",
@@ -345,13 +435,17 @@ class Document:
             self.alias_depth -= 1
 
     def _abstract(self, module: str, decl: Decl, site: Site, path: list[str]) -> Step[Schema]:
-        """``anyOf`` every shape that extends the abstract record, each requiring ``$type``."""
-        descendants = self.model.descendants(module, decl["name"])
+        """``anyOf`` every shape that extends the abstract record, each requiring ``$type``. The
+        branches are made at its first mention and shared by the later ones."""
         name = decl["name"]
+        made = self.abstracts.get((module, name))
+        if made is not None:
+            return {"anyOf": made}
+        descendants = self.model.descendants(module, name)
         if not descendants:
             self.report(
                 INEXPRESSIBLE_TYPE,
-                f"{site.sentence()} is typed by the abstract record `{name}`, which nothing in the program "
+                f"{site.sentence()} is typed by the abstract record `{shown_name(name)}`, which nothing in the program "
                 f"extends, so no value has it{site.through(path)}",
                 site,
             )
@@ -359,17 +453,20 @@ class Document:
         discriminators = [
             d.name if isinstance(d, RecordShape) else f"{d.union}.{d.case}" for d in descendants
         ]
-        for position, discriminator in enumerate(discriminators):
-            if discriminator in discriminators[:position]:
+        distinct: set[str] = set()
+        for discriminator in discriminators:
+            if discriminator in distinct:
                 self.report(
                     AMBIGUOUS_DISCRIMINATOR,
-                    f"{site.sentence()} is typed by the abstract record `{name}`, and two shapes in the program "
-                    f"that extend it share the discriminator `{discriminator}`",
+                    f"{site.sentence()} is typed by the abstract record `{shown_name(name)}`, and two shapes in the program "
+                    f"that extend it share the discriminator `{shown_name(discriminator)}`",
                     site,
                     "A runtime refuses such a value as ambiguous; rename one of the records.",
                 )
                 return {}
+            distinct.add(discriminator)
         branches = []
+        cases: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         for descendant, discriminator in zip(descendants, discriminators):
             segment = path.pop() if path else ""
             path.append(f"{segment}({discriminator})")
@@ -380,12 +477,18 @@ class Document:
             else:
                 union = self.model.find(descendant.module, descendant.union)
                 assert union is not None
-                case = next(c for c in union["cases"] if c["name"] == descendant.case)
-                index = yield self._case_def(descendant.module, union, case, path)
+                by_name = cases.get((descendant.module, descendant.union))
+                if by_name is None:
+                    by_name = {}
+                    for case in union["cases"]:
+                        by_name.setdefault(case["name"], case)
+                    cases[(descendant.module, descendant.union)] = by_name
+                index = yield self._case_def(descendant.module, union, by_name[descendant.case], path)
             path.pop()
             path.append(segment)
             self.defs[index].needs_type = True
             branches.append(self.reference(index))
+        self.abstracts[(module, name)] = branches
         return {"anyOf": branches}
 
     # -- definitions ---------------------------------------------------------------------------
@@ -502,7 +605,7 @@ class Document:
             ty: TypeDict = entry["type"]
             optional = admits_empty(ty)
             site_type = ty["item"] if ty["kind"] == "seq" and ty["occurrence"] == "?" else ty
-            site = Site.named(f"{owner}.{entry['name']}", module, span)
+            site = Site.field(owner, entry["name"], module, span)
             path.append(entry["name"])
             schema = yield self._mention(site_type, site, path)
             path.pop()

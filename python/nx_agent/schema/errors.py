@@ -13,6 +13,8 @@ from .._native import NxError
 INEXPRESSIBLE_TYPE = "schema-inexpressible-type"
 AMBIGUOUS_DISCRIMINATOR = "schema-ambiguous-discriminator"
 UNKNOWN_DECLARATION = "schema-unknown-declaration"
+#: Our own: a schema whose JSON text would pass its budget (see ``document.SCHEMA_BASE_CHARS``).
+SCHEMA_TOO_LARGE = "schema-too-large"
 
 
 def diagnostic(
@@ -27,6 +29,23 @@ def diagnostic(
         "help": help,
         "note": None,
     }
+
+
+def key_of(found: dict[str, Any]) -> tuple[str, ...]:
+    """What tells one diagnostic from another (its texts are shared, not copied)."""
+    return (found["code"], found["message"], str(found["help"]), repr(found["labels"]), str(found["note"]))
+
+
+def distinct(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``diagnostics`` with each repeat of an earlier one left out, in one pass."""
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for found in diagnostics:
+        key = key_of(found)
+        if key not in seen:
+            seen.add(key)
+            kept.append(found)
+    return kept
 
 
 class SchemaError(NxError):

@@ -64,7 +64,9 @@ class ProgramModel:
     def __init__(self, program: Program) -> None:
         self.entry = program.entry.identity
         self.modules: dict[str, ModuleModel] = {}
+        self.image_bytes = 0
         for module in program.modules:
+            self.image_bytes += module.size
             self.modules[module.identity] = ModuleModel(
                 module.identity,
                 module.declarations(),
