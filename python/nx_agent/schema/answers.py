@@ -19,7 +19,7 @@ from .document import Direction, Document, Schema, Site, closed_object, shown_na
 from .errors import INEXPRESSIBLE_TYPE, distinct, unknown_declaration
 from .host_supplied import host_supplied_match, host_supplied_within, listed_records
 from .model import Decl, ProgramModel, model_for, text_span
-from .types import TypeSpellingError, declared_parameter_type, parse_type, spell
+from .types import Spellings, TypeSpellingError, declared_parameter_type, parse_type, spell
 
 TYPE_KINDS = ("record", "union", "alias", "component")
 DescriptionsInput = Descriptions | Mapping[str, Any] | list[Any] | str | None
@@ -81,10 +81,11 @@ def derive_function_schema(
     properties: list[tuple[str, Schema]] = []
     required: list[str] = []
     parameters: list[dict[str, Any]] = []
+    spelled = Spellings()
     for param in function["parameters"]:
         declared = declared_parameter_type(param["type"], param["optional"])
         is_required = not param["optional"] and param["default"] is None
-        entry: dict[str, Any] = {"name": param["name"], "type": spell(declared), "required": is_required}
+        entry: dict[str, Any] = {"name": param["name"], "type": spelled(declared), "required": is_required}
         description = doc.parameters.get(param["name"]) if doc is not None else None
         if description is not None:
             entry["description"] = description

@@ -10,6 +10,7 @@ type is read with its ends as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from typing import Any
 
 from .model import ProgramModel, TypeDict
@@ -43,6 +44,41 @@ def spell(ty: TypeDict) -> str:
     if kind == "any-function":
         return f"<function ... />: {spell(ty['result'])}"
     return "?"
+
+
+def _spelling_key(ty: TypeDict) -> Hashable:
+    """What :func:`spell` reads of a type, as a key that shares the type's name texts."""
+    kind = ty["kind"]
+    if kind in ("primitive", "nominal"):
+        return (kind, ty["name"])
+    if kind == "seq":
+        return (kind, _spelling_key(ty["item"]), ty["occurrence"])
+    if kind == "constrained":
+        ends = tuple(None if end is None else (end["text"], end["exclusive"]) for end in (ty["low"], ty["high"]))
+        return (kind, _spelling_key(ty["base"]), ends)
+    if kind == "function":
+        params = tuple(
+            (p["content"], p["name"], p["optional"], _spelling_key(p["type"])) for p in ty["parameters"]
+        )
+        return (kind, params, _spelling_key(ty["result"]))
+    if kind == "any-function":
+        return (kind, _spelling_key(ty["result"]))
+    return ("?",)
+
+
+class Spellings:
+    """:func:`spell` made once per distinct type: many parameters of one long-named type under an
+    occurrence (``LongName*``) share one text instead of a copy each."""
+
+    def __init__(self) -> None:
+        self._made: dict[Hashable, str] = {}
+
+    def __call__(self, ty: TypeDict) -> str:
+        key = _spelling_key(ty)
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = spell(ty)
+        return found
 
 
 def interval_text(low: dict[str, Any] | None, high: dict[str, Any] | None) -> str:
