@@ -9,11 +9,13 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+from nx_agent import ir
 from nx_agent.agent import NxAgentError, compile_agent
+from nx_agent.agent.compile import DEFINITION_BASE_CHARS, DEFINITION_CHARS_PER_IMAGE_BYTE
 from nx_agent.schema import DIALECT, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, function_schema
 from nx_agent.schema.document import SCHEMA_BASE_CHARS, SCHEMA_CHARS_PER_IMAGE_BYTE
 
-from agent_programs import one_tool_agent
+from agent_programs import AGENT, AGENT_LINK, AGENT_VERSION, PRELUDE_LINK, agent_library_text, one_tool_agent
 from schema_programs import main, program
 
 #: Far past Python's recursion limit (1,000 frames): a walk that recursed per record would fail.
@@ -223,3 +225,51 @@ def test_parameters_of_one_long_named_type_share_its_spelling() -> None:
     assert all(p["type"] is parameters[0]["type"] for p in parameters)
     # A spelling each was 20 MB for a 40 kB image.
     assert used < 64 * sum(module.size for module in linked.modules), used
+
+
+def _tools_of_one_function(tools: int) -> dict[str, bytes]:
+    """An agent whose `tools` function tools all name `take`, whose record has 100 fields of
+    1,000-character names: a 110 kB image whose one schema is 200 kB of JSON."""
+    fields = "".join(f"  f{i}{'x' * 1_000}: string required\n" for i in range(100))
+    text = f"""module main.nx fingerprint 7004
+{PRELUDE_LINK}
+{AGENT_LINK}
+requires function-values-v1 ranges-v1
+entrypoints functions [root take many] components []
+
+record Many
+{fields}
+function take(m: Many): int =
+  1
+
+function many(n: int): {AGENT}:Tool* =
+  for i, at in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
+    <{AGENT}:FunctionTool description="The tool." function=take name=("t" concat text<int>(i)) />
+
+function root(): {AGENT}:Agent =
+  <{AGENT}:Agent name="many" tools=many({tools})>
+    "Use the tools."
+  </{AGENT}:Agent>
+"""
+    library = agent_library_text()
+    return {"main.nx": ir.assemble(text, links=[library]), AGENT: ir.assemble(library, version=AGENT_VERSION)}
+
+
+def test_an_agent_whose_tools_repeat_one_large_schema_is_refused_at_its_budget() -> None:
+    images = _tools_of_one_function(1_000)
+    size = sum(len(image) for image in images.values())
+    budget = DEFINITION_BASE_CHARS + DEFINITION_CHARS_PER_IMAGE_BYTE * size
+    refused, used = peak_of(lambda: _refusal(images))
+    (too_large,) = refused.diagnostics
+    assert too_large.code == "nx-agent-definition-too-large"
+    # Each tool holds the 200 kB schema: the budget is reached about 28 tools in, not 1,000.
+    at = int(too_large.path.removeprefix("tools[").removesuffix("]"))
+    assert budget // 220_000 < at <= budget // 200_000 + 1, (at, budget)
+    # 1,000 copies were 200 MB of definition text.
+    assert used < 64 * size, used
+    # The same agent with ten tools compiles, each holding the schema.
+    agent = compile_agent(_tools_of_one_function(10))
+    tools = agent.definition["tools"]
+    assert [tool["name"] for tool in tools] == [f"t{i}" for i in range(10)]
+    assert all(tool["inputSchema"] == tools[0]["inputSchema"] for tool in tools)
+    assert len(tools[0]["inputSchema"]["$defs"]["Many"]["properties"]) == 100

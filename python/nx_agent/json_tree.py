@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import NxError
 
-__all__ = ["HOST_VALUE_ERROR", "MAX_DEPTH", "HostValueError", "read_json_tree"]
+__all__ = ["HOST_VALUE_ERROR", "MAX_DEPTH", "HostValueError", "json_chars_within", "read_json_tree"]
 
 #: The nesting a host value may have, as the runtime allows (ir-format §6.1).
 MAX_DEPTH = 256
@@ -108,3 +108,32 @@ def read_json_tree(value: object, *, strict: bool = True, max_depth: int = MAX_D
                 stack.append((copy, name, member, f"{path}.{name}" if path else name, depth + 1))
         place[slot] = copy
     return top[0]
+
+
+def json_chars_within(value: Any, limit: int) -> int | None:
+    """The characters ``value`` takes as compact JSON (at least: escapes aside), or None as soon as
+    they pass ``limit``. A part the document holds at several places is counted at each, as its
+    text would be, but the count stops at the limit, so the work does too."""
+    total = 0
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            total += len(current) + 2
+        elif isinstance(current, dict):
+            total += 1 + 2 * len(current)
+            for key, item in current.items():
+                total += len(key) + 3
+                pending.append(item)
+        elif isinstance(current, (list, tuple)):
+            total += 1 + len(current)
+            pending.extend(current)
+        elif isinstance(current, bool) or current is None:
+            total += 5
+        elif isinstance(current, int):
+            total += current.bit_length() * 30103 // 100000 + 2
+        else:
+            total += 24
+        if total > limit:
+            return None
+    return total

@@ -46,6 +46,13 @@ class CompiledAgent:
     """Warnings of normalization (``nx-agent-inexpressible-result``)."""
 
 
+#: The JSON text an agent's tools (and their diagnostics) may take, in characters: this plus
+#: ``DEFINITION_CHARS_PER_IMAGE_BYTE`` per byte of the program's images. Each tool holds its
+#: function's schemas, and an agent can list one function any number of times.
+DEFINITION_BASE_CHARS = 4 << 20
+DEFINITION_CHARS_PER_IMAGE_BYTE = 16
+
+
 def compile_agent(
     images: Images,
     *,
@@ -66,7 +73,9 @@ def compile_agent(
     are :func:`~nx_agent.agent.normalize.normalize_agent`'s. Raises
     :class:`~nx_agent.NxIrError` when the images do not link or ``root`` fails, and
     :class:`~nx_agent.agent.diagnostics.NxAgentError` with every diagnostic when the agent does not
-    normalize or its definition does not check.
+    normalize or its definition does not check, and with ``nx-agent-definition-too-large`` when
+    its tools would pass :data:`DEFINITION_BASE_CHARS` plus :data:`DEFINITION_CHARS_PER_IMAGE_BYTE`
+    characters of JSON per image byte.
     """
     program = _link(images, entry)
     agent = evaluate_function(program, root, limits=Limits(max_operations=max_operations)).value
@@ -80,6 +89,7 @@ def compile_agent(
         tool_context_type=tool_context_type,
         tool_types=tool_types,
         allow_insecure_base_url=allow_insecure_base_url,
+        max_chars=DEFINITION_BASE_CHARS + DEFINITION_CHARS_PER_IMAGE_BYTE * sum(m.size for m in program.modules),
     )
     if not normalized.ok or normalized.definition is None:
         raise NxAgentError([d for d in normalized.diagnostics if d.severity == "error"] or normalized.diagnostics)

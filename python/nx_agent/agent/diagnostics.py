@@ -37,6 +37,7 @@ NxAgentDiagnosticCode = Literal[
     "nx-agent-invalid-definition",
     "nx-agent-missing-executor",
     "nx-agent-missing-request-function",
+    "nx-agent-definition-too-large",
 ]
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._js import json_quote
-from ..json_tree import HostValueError, read_json_tree
+from ..json_tree import HostValueError, json_chars_within, read_json_tree
 from .definition import AGENT_DEFINITION_FORMAT_VERSION
 from .describe import MISSING, describe_value, is_empty, is_number
 from .diagnostics import NxAgentDiagnostic
@@ -157,6 +157,7 @@ def normalize_agent(
     tool_context_type: Mapping[str, str] | None = None,
     tool_types: Mapping[str, ToolDescriber] | None = None,
     allow_insecure_base_url: bool = False,
+    max_chars: int | None = None,
 ) -> NormalizeAgentResult:
     """Turn an evaluated ``Agent`` into a definition (format version 1), reporting every problem in one pass.
 
@@ -164,7 +165,9 @@ def normalize_agent(
     arguments function; ``tool_context_type`` is ``{"module", "name"}`` of the host's concrete
     ``ToolContext`` subtype (``None``: the host supplies no context); ``tool_types`` maps a host
     tool ``$type`` to its describer; ``allow_insecure_base_url`` admits ``http:`` base URLs (only
-    ``True`` does).
+    ``True`` does); ``max_chars`` bounds the JSON text its tools and their diagnostics may take
+    together (``None``: no bound): past it, ``nx-agent-definition-too-large`` and no more tools are
+    read, since many tools can name one function and each holds a copy of its schemas.
 
     With any error the result is not ``ok`` and has no definition; warnings alone leave it ``ok``.
     The definition is plain JSON sharing nothing with ``value`` or the schema answers; store it as
@@ -201,8 +204,11 @@ def normalize_agent(
     limits = _limits(report, value)
 
     placed: list[tuple[dict[str, Any], str]] = []
+    left = max_chars
     for index, tool in enumerate(_optional_list(report, value, "tools")):
         path = f"tools[{index}]"
+        if left is not None:
+            made_before, reported_before = len(placed), len(report.diagnostics)
         tool_type = tool.get("$type") if isinstance(tool, Mapping) else None
         if not isinstance(tool, Mapping) or not isinstance(tool_type, str):
             report.error("nx-agent-unknown-tool-type", path, f"{path} is {describe_value(tool)}, not a tool.")
@@ -225,6 +231,19 @@ def normalize_agent(
                 continue
             normalized = list(describe_host_tool(report, schemas, describer, tool, tool_type, path))
         placed.extend((one, path) for one in normalized if one is not None)
+        if left is not None:
+            made: list[Any] = [one for one, _ in placed[made_before:]]
+            made += [d.message for d in report.diagnostics[reported_before:]]
+            spent = json_chars_within(made, left)
+            if spent is None:
+                report.error(
+                    "nx-agent-definition-too-large",
+                    path,
+                    f"The agent's tools would take more than {max_chars:,} characters of JSON by {path}, "
+                    "so the tools from there on are not read.",
+                )
+                break
+            left -= spent
 
     _duplicates(report, placed)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from .._log_text import bounded
+from ..json_tree import json_chars_within
 from .bounds import constrained_schema
 from .descriptions import Descriptions, summary_of
 from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, diagnostic, key_of
@@ -151,35 +152,6 @@ def closed_object(properties: list[tuple[str, Schema]], required: list[str]) -> 
         schema["required"] = required
     schema["additionalProperties"] = False
     return schema
-
-
-def json_chars_within(value: Any, limit: int) -> int | None:
-    """The characters ``value`` takes as compact JSON (at least: escapes aside), or None as soon as
-    they pass ``limit``. A part the document holds at several places is counted at each, as its
-    text would be, but the count stops at the limit, so the work does too."""
-    total = 0
-    pending = [value]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, str):
-            total += len(current) + 2
-        elif isinstance(current, dict):
-            total += 1 + 2 * len(current)
-            for key, item in current.items():
-                total += len(key) + 3
-                pending.append(item)
-        elif isinstance(current, (list, tuple)):
-            total += 1 + len(current)
-            pending.extend(current)
-        elif isinstance(current, bool) or current is None:
-            total += 5
-        elif isinstance(current, int):
-            total += current.bit_length() * 30103 // 100000 + 2
-        else:
-            total += 24
-        if total > limit:
-            return None
-    return total
 
 
 def any_value() -> Schema:
