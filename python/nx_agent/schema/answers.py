@@ -6,6 +6,9 @@ value is left out. A function's answer: ``module``, ``name``, ``description``, `
 ``parameters`` (``name``, ``type``, ``required``, ``description``, ``typeRef``, ``hostSupplied``,
 ``hostSuppliedWithin``), ``inputSchema``, ``outputSchema``, ``resultType``, ``declaration`` (the
 declaration's span, when the image carries its source) and ``diagnostics``.
+
+A document made here shares what it repeats: every mention of one abstract record holds the same
+list of its shapes. Copy a document (``copy.deepcopy``) before changing one part of it in place.
 """
 
 from __future__ import annotations
