@@ -55,6 +55,9 @@ def _compiled(source: str) -> re.Pattern[str]:
     return pattern
 
 
+#: ``json.dumps(value, ensure_ascii=False)`` of a string, without making an encoder per call.
+_quoted: Final = json.encoder.encode_basestring
+_DIGITS: Final = frozenset("0123456789")
 _SURROGATE: Final = "[\ud800-\udfff]"
 _SURROGATE_PAIR: Final = "[\ud800-\udbff][\udc00-\udfff]"
 _ARRAY_INDEX: Final = r"0|[1-9][0-9]{0,9}"
@@ -125,8 +128,8 @@ def _join_pair(match: re.Match[str]) -> str:
 
 def json_quote(value: str) -> str:
     """``JSON.stringify(value)`` of a string: a surrogate pair is one character, a lone surrogate ``\\udxxx``."""
-    text = json.dumps(value, ensure_ascii=False)
-    if _compiled(_SURROGATE).search(text) is None:
+    text = _quoted(value)
+    if text.isascii() or _compiled(_SURROGATE).search(text) is None:
         return text
     return _compiled(_SURROGATE).sub(_escape_lone_surrogate, _compiled(_SURROGATE_PAIR).sub(_join_pair, text))
 
@@ -139,7 +142,8 @@ def is_array_index(key: str) -> bool:
 def js_key_order(keys: Iterable[str]) -> list[str]:
     """``keys`` in the order a JavaScript object holds them: array indices ascending, then the rest."""
     ordered = list(keys)
-    indices = [key for key in ordered if is_array_index(key)]
+    # An index starts with an ASCII digit: most keys are told apart without the pattern.
+    indices = [key for key in ordered if key[:1] in _DIGITS and is_array_index(key)]
     if not indices:
         return ordered
     indices.sort(key=int)
