@@ -87,6 +87,10 @@ class StoredSchemaSource:
         self._answers: dict[tuple[str, str], dict[str, Any]] = {}
         for answer in data:
             self._answers[(str(answer.get("module", "")), str(answer["name"]))] = copy.deepcopy(dict(answer))
+        # A reference with no module matches by name: each name's answers, read once.
+        self._by_name: dict[str, list[dict[str, Any]]] = {}
+        for (_, name), answer in self._answers.items():
+            self._by_name.setdefault(name, []).append(answer)
 
     def function_schema(
         self, ref: Mapping[str, Any], *, host_supplied_types: Iterable[Mapping[str, Any]] = ()
@@ -95,7 +99,7 @@ class StoredSchemaSource:
         if module is not None:
             found = self._answers.get((str(module), name))
         else:
-            matches = [a for (m, n), a in self._answers.items() if n == name]
+            matches = self._by_name.get(name, [])
             found = matches[0] if len(matches) == 1 else None
         if found is None:
             where = f"module '{module}'" if module is not None else "the stored answers"
