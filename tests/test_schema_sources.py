@@ -179,3 +179,14 @@ def test_importing_nx_agent_leaves_jsonschema_rs_unloaded() -> None:
     code = "import sys, nx_agent, nx_agent.schema; print('jsonschema_rs' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_stored_name_two_modules_share_needs_its_module() -> None:
+    other = {**COMPILER_ANSWER, "module": "other.nx"}
+    source = StoredSchemaSource([COMPILER_ANSWER, other])
+    assert source.function_schema({"module": "other.nx", "name": "findPlans"})["module"] == "other.nx"
+    assert source.function_schema({"module": "main.nx", "name": "findPlans"})["module"] == "main.nx"
+    with pytest.raises(SchemaError) as raised:
+        source.function_schema({"name": "findPlans"})
+    assert raised.value.code == "schema-unknown-declaration"
+    assert "in the stored answers" in str(raised.value)
