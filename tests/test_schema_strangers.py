@@ -12,8 +12,10 @@ from typing import Any
 from nx_agent import ir
 from nx_agent.agent import NxAgentError, compile_agent
 from nx_agent.agent.compile import DEFINITION_BASE_CHARS, DEFINITION_CHARS_PER_IMAGE_BYTE
+from nx_agent.json_tree import json_chars_within
 from nx_agent.schema import DIALECT, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, function_schema
-from nx_agent.schema.document import SCHEMA_BASE_CHARS, SCHEMA_CHARS_PER_IMAGE_BYTE
+from nx_agent.schema.document import MENTION_CHARS, SCHEMA_BASE_CHARS, SCHEMA_CHARS_PER_IMAGE_BYTE
+from nx_agent.schema.sources import ProgramSchemaSource
 
 from agent_programs import AGENT, AGENT_LINK, AGENT_VERSION, PRELUDE_LINK, agent_library_text, one_tool_agent
 from schema_programs import main, program
@@ -273,3 +275,68 @@ def test_an_agent_whose_tools_repeat_one_large_schema_is_refused_at_its_budget()
     assert [tool["name"] for tool in tools] == [f"t{i}" for i in range(10)]
     assert all(tool["inputSchema"] == tools[0]["inputSchema"] for tool in tools)
     assert len(tools[0]["inputSchema"]["$defs"]["Many"]["properties"]) == 100
+
+
+def _functions_of_one_record(functions: int, fields: int) -> str:
+    """``functions`` functions each taking the record ``Many`` of ``fields`` fields."""
+    many = "".join(f"  f{i}: string required\n" for i in range(fields))
+    takes = "".join(f"function take{k}(m: Many): int =\n  1\n\n" for k in range(functions))
+    return f"record Many\n{many}\n{takes}"
+
+
+def test_a_source_with_a_budget_makes_schemas_while_they_fit_together() -> None:
+    linked = program(main(_functions_of_one_record(5, 100)))
+    alone = ProgramSchemaSource(linked).function_schema({"name": "take0"})
+    # A function's work: its schemas' text, and a mention for `m`, each field and the result.
+    each = sum(json_chars_within(alone[key], 1 << 30) or 0 for key in ("inputSchema", "outputSchema"))
+    each += (1 + 100 + 1) * MENTION_CHARS
+    # Room for two functions' schemas, not three.
+    source = ProgramSchemaSource(linked, max_chars=2 * each + each // 2)
+    made = [source.function_schema({"name": f"take{k}"}) for k in range(5)]
+    assert [a["inputSchema"] for a in made[:2]] == [alone["inputSchema"]] * 2
+    # The third's input schema does not fit in what is left; its small output schema does.
+    assert "inputSchema" not in made[2] and made[2]["outputSchema"] == alone["outputSchema"]
+    assert [d["code"] for d in made[2]["diagnostics"]] == [SCHEMA_TOO_LARGE]
+    for answer in made[3:]:
+        assert "inputSchema" not in answer and "outputSchema" not in answer
+        assert [d["code"] for d in answer["diagnostics"]] == [SCHEMA_TOO_LARGE] * 2
+        assert "this source's schemas together took more than" in answer["diagnostics"][0]["message"]
+        assert [p["name"] for p in answer["parameters"]] == ["m"]
+    # Without a budget every answer is made.
+    unbounded = ProgramSchemaSource(linked)
+    assert all("inputSchema" in unbounded.function_schema({"name": f"take{k}"}) for k in range(5))
+
+
+def test_compiling_many_tools_whose_schemas_are_each_refused_stops_making_them() -> None:
+    # Each function's schema is refused as too large after its definitions are made and measured;
+    # a source made for one agent stops making them once they took its budget.
+    name = "I" * LONG
+    many = "".join(f"  f{i}: {name} required\n" for i in range(1_000))
+    steps = []
+    for functions in (40, 80):
+        takes = "".join(f"function take{k}(m: Many): int =\n  1\n\n" for k in range(functions))
+        tools = ", ".join(f'<{AGENT}:FunctionTool description="d" function=take{k} />' for k in range(functions))
+        text = f"""module main.nx fingerprint 7005
+{AGENT_LINK}
+requires function-values-v1
+entrypoints functions [root {" ".join(f"take{k}" for k in range(functions))}] components []
+
+record {name}
+  n: int required
+
+record Many
+{many}
+{takes}function root(): {AGENT}:Agent =
+  <{AGENT}:Agent name="many" tools=[{tools}]>
+    "Use the tools."
+  </{AGENT}:Agent>
+"""
+        library = agent_library_text()
+        images = {"main.nx": ir.assemble(text, links=[library]), AGENT: ir.assemble(library, version=AGENT_VERSION)}
+        refused: list[NxAgentError] = []
+        steps.append(python_steps(lambda: refused.append(_refusal(images))))
+        codes = {d.code for d in refused[0].diagnostics}
+        assert codes == {"nx-agent-inexpressible-parameter"}
+        assert {d.path for d in refused[0].diagnostics} == {f"tools[{k}]" for k in range(functions)}
+    # Twice the tools made every schema twice over; now the second forty cost little.
+    assert steps[1] < 1.3 * steps[0], steps

@@ -79,17 +79,20 @@ def compile_agent(
     """
     program = _link(images, entry)
     agent = evaluate_function(program, root, limits=Limits(max_operations=max_operations)).value
+    budget = DEFINITION_BASE_CHARS + DEFINITION_CHARS_PER_IMAGE_BYTE * sum(m.size for m in program.modules)
     if schemas is None:
         from ..schema import ProgramSchemaSource
 
-        schemas = ProgramSchemaSource(program, descriptions)
+        # The schemas' work is charged at about twice the text they write (a mention and its
+        # text), so twice the definition's budget: the tools' schemas, refused ones included.
+        schemas = ProgramSchemaSource(program, descriptions, max_chars=2 * budget)
     normalized = normalize_agent(
         agent,
         schemas=schemas,
         tool_context_type=tool_context_type,
         tool_types=tool_types,
         allow_insecure_base_url=allow_insecure_base_url,
-        max_chars=DEFINITION_BASE_CHARS + DEFINITION_CHARS_PER_IMAGE_BYTE * sum(m.size for m in program.modules),
+        max_chars=budget,
     )
     if not normalized.ok or normalized.definition is None:
         raise NxAgentError([d for d in normalized.diagnostics if d.severity == "error"] or normalized.diagnostics)

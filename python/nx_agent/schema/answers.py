@@ -13,12 +13,12 @@ list of its shapes. Copy a document (``copy.deepcopy``) before changing one part
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .._native import Program
 from .descriptions import Descriptions, load_descriptions, summary_of
-from .document import Direction, Document, Schema, Site, closed_object, shown_name
+from .document import Direction, Document, Meter, OverBudget, Schema, Site, closed_object, shown_name
 from .errors import INEXPRESSIBLE_TYPE, distinct, unknown_declaration
 from .host_supplied import host_supplied_match, host_supplied_within, listed_records
 from .model import Decl, ProgramModel, model_for, text_span
@@ -73,14 +73,18 @@ def derive_function_schema(
     ref: Mapping[str, Any],
     host_supplied_types: Iterable[Mapping[str, Any]],
     descriptions: Descriptions,
+    meter: Meter | None = None,
 ) -> dict[str, Any]:
+    """The answer :func:`function_schema` gives; with ``meter``, each schema is made only while
+    the meter, shared by every answer of a source, has room (else ``schema-too-large``)."""
     module, function = find_function(model, ref)
     name = function["name"]
     doc = descriptions.function(module, name)
     listed = listed_records(model, host_supplied_types)
     span = function["span"]
 
-    input_document = Document(model, "input", descriptions)
+    input_document = Document(model, "input", descriptions, meter=meter)
+    over = False
     properties: list[tuple[str, Schema]] = []
     required: list[str] = []
     parameters: list[dict[str, Any]] = []
@@ -98,15 +102,22 @@ def derive_function_schema(
         host = host_supplied_match(model, declared, listed)
         if host is not None:
             entry["hostSupplied"] = host
-        else:
-            within = host_supplied_within(model, declared, listed)
+        elif not over:
+            try:
+                within = host_supplied_within(model, declared, listed, meter)
+            except OverBudget:
+                over, within = True, []
             if within:
                 entry["hostSuppliedWithin"] = within
         parameters.append(entry)
-        if host is not None:
+        if host is not None or over:
             continue
         site = Site((param["name"],), (module, span), f"parameter `{shown_name(param['name'])}`")
-        schema = input_document.mention(declared, site, [param["name"]])
+        try:
+            schema = input_document.mention(declared, site, [param["name"]])
+        except OverBudget:
+            over = True
+            continue
         if description is not None:
             schema["description"] = description
         if param["default"] is not None:
@@ -116,9 +127,9 @@ def derive_function_schema(
         if is_required:
             required.append(param["name"])
         properties.append((param["name"], schema))
-    input_schema = input_document.finish(closed_object(properties, required))
+    input_schema = _finished(input_document, lambda: closed_object(properties, required), over)
 
-    output_document = Document(model, "output", descriptions)
+    output_document = Document(model, "output", descriptions, meter=meter)
     result, result_type = function["result"], None
     if result is not None:
         result_type = spell(result)
@@ -136,9 +147,12 @@ def derive_function_schema(
             result_site,
             "Annotate the result type, or give it as 'resultType' in the descriptions.",
         )
-        output_schema = output_document.finish({})
+        output_schema = _finished(output_document, dict, False)
     else:
-        output_schema = output_document.finish(output_document.mention(result, result_site, [result_type or "?"]))
+        found = result
+        output_schema = _finished(
+            output_document, lambda: output_document.mention(found, result_site, [result_type or "?"]), False
+        )
 
     answer: dict[str, Any] = {"module": module, "name": name}
     if doc is not None and doc.description is not None:
@@ -155,6 +169,18 @@ def derive_function_schema(
         answer["declaration"] = text_span(source, *span)
     answer["diagnostics"] = distinct(input_document.problems + output_document.problems)
     return answer
+
+
+def _finished(document: Document, root: Callable[[], Schema], over: bool) -> Schema | None:
+    """``document`` finished with the root ``root()`` makes, or None with ``schema-too-large``
+    when its meter ran out (``over``: it already had)."""
+    try:
+        if not over:
+            return document.finish(root())
+    except OverBudget:
+        pass
+    document.refuse_over_budget()
+    return None
 
 
 def _type_ref(model: ProgramModel, ty: dict[str, Any]) -> dict[str, str] | None:

@@ -38,6 +38,30 @@ SCHEMA_BASE_CHARS = 1 << 20
 SCHEMA_CHARS_PER_IMAGE_BYTE = 16
 _KEY_CHARACTER = re.compile(r"[^A-Za-z0-9_.\-]")
 
+#: What a mention is charged on a :class:`Meter`, in characters: about the least JSON one writes.
+MENTION_CHARS = 16
+
+
+class OverBudget(Exception):
+    """A :class:`Meter` ran out: the document being made is left unmade."""
+
+
+class Meter:
+    """The work a schema source lets all its documents do together, in characters of JSON: each
+    mention is charged :data:`MENTION_CHARS`, and each finished document the text its size walk
+    counted. A source that answers for many functions of one program (one agent's tools) would
+    otherwise make each function's definitions again, a refused one as dearly as any."""
+
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
+        self.left = chars
+
+    def charge(self, chars: int) -> None:
+        self.left -= chars
+        if self.left < 0:
+            raise OverBudget
+
+
 T = TypeVar("T")
 #: A part of the walk: a generator that yields the parts it needs done (and is sent their
 #: results) and returns its own. :func:`run` drives them from one loop, so a chain of records
@@ -195,6 +219,7 @@ class Document:
     reported: set[tuple[str, ...]] = field(default_factory=set)
     abstracts: dict[tuple[str, str], list[Schema]] = field(default_factory=dict)
     alias_depth: int = 0
+    meter: Meter | None = None
 
     # -- the document --------------------------------------------------------------------------
 
@@ -207,7 +232,13 @@ class Document:
         if self.defs:
             document["$defs"] = {entry.key: self._render(entry) for entry in self.defs}
         limit = SCHEMA_BASE_CHARS + SCHEMA_CHARS_PER_IMAGE_BYTE * self.model.image_bytes
-        if json_chars_within(document, limit) is None:
+        meter = self.meter
+        counted = json_chars_within(document, limit if meter is None else min(limit, max(meter.left, 0)))
+        if counted is None and meter is not None and meter.left < limit:
+            raise OverBudget
+        if meter is not None:
+            meter.charge(limit if counted is None else counted)
+        if counted is None:
             self.report(
                 SCHEMA_TOO_LARGE,
                 f"The {self.direction} schema would be more than {limit:,} characters of JSON: a schema "
@@ -237,6 +268,18 @@ class Document:
         if body.description is not None:
             schema["description"] = body.description
         return schema
+
+    def refuse_over_budget(self) -> None:
+        """The document is left unmade: its source's :class:`Meter` ran out while making it."""
+        assert self.meter is not None
+        self.report(
+            SCHEMA_TOO_LARGE,
+            f"The {self.direction} schema is not made: this source's schemas together took more than "
+            f"{self.meter.chars:,} characters of JSON",
+            Site(("?",)),
+            "A source made for one agent (compile_agent) makes its tools' schemas while they take at most "
+            "its budget together.",
+        )
 
     def report(self, code: str, message: str, site: Site, help: str | None = None) -> None:
         labels = []
@@ -283,6 +326,8 @@ class Document:
         return run(self._declared(module, name, site, path))
 
     def _mention(self, ty: TypeDict, site: Site, path: list[str]) -> Step[Schema]:
+        if self.meter is not None:
+            self.meter.charge(MENTION_CHARS)
         kind = ty["kind"]
         if kind == "primitive":
             schema = primitive_schema(ty["name"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .document import Meter
 from .model import CaseShape, ProgramModel, RecordShape, TypeDict
 
 Listed = list[tuple[str, str]]
@@ -45,8 +46,11 @@ def host_supplied_match(model: ProgramModel, ty: TypeDict, listed: Listed) -> di
     return None
 
 
-def host_supplied_within(model: ProgramModel, ty: TypeDict, listed: Listed) -> list[dict[str, str]]:
-    """The listed types a value of ``ty`` holds, in list order."""
+def host_supplied_within(
+    model: ProgramModel, ty: TypeDict, listed: Listed, meter: Meter | None = None
+) -> list[dict[str, str]]:
+    """The listed types a value of ``ty`` holds, in list order; each type the walk enters is
+    charged a character on ``meter`` (which raises when it runs out)."""
     if not listed:
         return []
     held = [False] * len(listed)
@@ -63,6 +67,8 @@ def host_supplied_within(model: ProgramModel, ty: TypeDict, listed: Listed) -> l
 
     while pending:
         current = pending.pop()
+        if meter is not None:
+            meter.charge(1)
         kind = current["kind"]
         if kind == "seq":
             pending.append(current["item"])

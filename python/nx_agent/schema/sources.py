@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .._native import Program
 from .answers import DescriptionsInput, _descriptions, derive_function_schema
+from .document import Meter
 from .errors import unknown_declaration
 from .model import ProgramModel
 
@@ -43,17 +44,22 @@ def _types_key(types: Iterable[Mapping[str, Any]]) -> tuple[tuple[str | None, st
 
 class ProgramSchemaSource:
     """Answers derived from ``program``'s images and ``descriptions``; each answer is built
-    once per (reference, host-supplied types) and handed out as a copy."""
+    once per (reference, host-supplied types) and handed out as a copy. With ``max_chars``, the
+    schemas of all its answers are made while their work together stays within that many
+    characters of JSON (see :class:`~nx_agent.schema.document.Meter`); a schema past it is left
+    out with ``schema-too-large``."""
 
-    def __init__(self, program: Program, descriptions: DescriptionsInput = None) -> None:
+    def __init__(self, program: Program, descriptions: DescriptionsInput = None, *, max_chars: int | None = None) -> None:
         self.program = program
         self.descriptions = _descriptions(descriptions)
+        self.max_chars = max_chars
         self._model = ProgramModel(program)
         self._answers: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._meter = None if max_chars is None else Meter(max_chars)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # The program (its own pickle) and the descriptions; the answers are derived again.
-        return (type(self), (self.program, self.descriptions))
+        # The program (its own pickle), the descriptions and the budget; the answers are derived again.
+        return (_restore_program_source, (self.program, self.descriptions, self.max_chars))
 
     def function_schema(
         self, ref: Mapping[str, Any], *, host_supplied_types: Iterable[Mapping[str, Any]] = ()
@@ -62,9 +68,15 @@ class ProgramSchemaSource:
         key = (_ref_key(ref), _types_key(types))
         answer = self._answers.get(key)
         if answer is None:
-            answer = derive_function_schema(self._model, ref, types, self.descriptions)
+            answer = derive_function_schema(self._model, ref, types, self.descriptions, self._meter)
             self._answers[key] = answer
         return copy.deepcopy(answer)
+
+
+def _restore_program_source(
+    program: Program, descriptions: DescriptionsInput, max_chars: int | None
+) -> ProgramSchemaSource:
+    return ProgramSchemaSource(program, descriptions, max_chars=max_chars)
 
 
 class StoredSchemaSource:
