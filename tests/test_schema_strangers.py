@@ -340,3 +340,27 @@ record Many
         assert {d.path for d in refused[0].diagnostics} == {f"tools[{k}]" for k in range(functions)}
     # Twice the tools made every schema twice over; now the second forty cost little.
     assert steps[1] < 1.3 * steps[0], steps
+
+
+def test_what_each_parameter_holds_is_walked_once_per_type() -> None:
+    # `count` parameters of one record of `count` fields, each a record holding the host's context:
+    # each parameter walked the whole record for the context it holds.
+    steps = []
+    for count in (100, 200):
+        fields = "".join(f"  f{i}: Inner required\n" for i in range(count))
+        params = ", ".join(f"p{i}: Many*" for i in range(count))
+        text = (
+            f"record Ctx\n  id: string required\n\nrecord Inner\n  ctx: Ctx required\n\n"
+            f"record Many\n{fields}\nfunction take({params}): int =\n  1\n"
+        )
+        linked = program(main(text))
+        answers: list[dict[str, Any]] = []
+        context = [{"module": "main.nx", "name": "Ctx"}]
+        steps.append(
+            python_steps(lambda: answers.append(function_schema(linked, {"name": "take"}, host_supplied_types=context)))
+        )
+        parameters = answers[0]["parameters"]
+        assert [p["hostSuppliedWithin"] for p in parameters] == [context] * count
+        assert parameters[0]["hostSuppliedWithin"] is not parameters[1]["hostSuppliedWithin"]
+    # Twice the parameters of twice the fields were four times the steps.
+    assert steps[1] < 2.5 * steps[0], steps

@@ -89,6 +89,7 @@ def derive_function_schema(
     required: list[str] = []
     parameters: list[dict[str, Any]] = []
     spelled = Spellings()
+    walked: dict[tuple[str, str] | None, list[dict[str, str]]] = {}
     for param in function["parameters"]:
         declared = declared_parameter_type(param["type"], param["optional"])
         is_required = not param["optional"] and param["default"] is None
@@ -103,12 +104,20 @@ def derive_function_schema(
         if host is not None:
             entry["hostSupplied"] = host
         elif not over:
-            try:
-                within = host_supplied_within(model, declared, listed, meter)
-            except OverBudget:
-                over, within = True, []
+            # What a value holds depends only on the declaration under its occurrences: each is
+            # walked once, however many parameters it types.
+            root = declared
+            while root["kind"] == "seq":
+                root = root["item"]
+            held = (root["module"], root["name"]) if root["kind"] == "nominal" else None
+            within = walked.get(held)
+            if within is None:
+                try:
+                    within = walked[held] = host_supplied_within(model, root, listed, meter)
+                except OverBudget:
+                    over, within = True, []
             if within:
-                entry["hostSuppliedWithin"] = within
+                entry["hostSuppliedWithin"] = [dict(found) for found in within]
         parameters.append(entry)
         if host is not None or over:
             continue
