@@ -126,32 +126,26 @@ impl<'py> Converter<'py> {
 
     /// Record fields, component props and state, case fields: `required` and `content` flags.
     fn fields(&mut self, fields: &[FieldView]) -> PyResult<Bound<'py, PyList>> {
-        let items = fields
-            .iter()
-            .map(|field| {
-                let dict = PyDict::new(self.py);
-                dict.set_item("name", self.text(&field.name))?;
-                dict.set_item("type", self.ty(&field.ty)?)?;
-                dict.set_item("default", self.optional_default(field.default.as_ref())?)?;
-                dict.set_item("required", field.flags & flags::FIELD_REQUIRED != 0)?;
-                dict.set_item("content", field.flags & flags::FIELD_CONTENT != 0)?;
-                Ok(dict)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(self.py, items)
+        self.members(fields, [("required", flags::FIELD_REQUIRED), ("content", flags::FIELD_CONTENT)])
     }
 
     /// Function parameters: `optional` and `content` flags.
     fn parameters(&mut self, params: &[FieldView]) -> PyResult<Bound<'py, PyList>> {
-        let items = params
+        self.members(params, [("optional", flags::PARAM_OPTIONAL), ("content", flags::PARAM_CONTENT)])
+    }
+
+    /// Each member's name, type and default, and its two flags by key and bit.
+    fn members(&mut self, members: &[FieldView], keys: [(&'static str, u32); 2]) -> PyResult<Bound<'py, PyList>> {
+        let items = members
             .iter()
-            .map(|param| {
+            .map(|member| {
                 let dict = PyDict::new(self.py);
-                dict.set_item("name", self.text(&param.name))?;
-                dict.set_item("type", self.ty(&param.ty)?)?;
-                dict.set_item("default", self.optional_default(param.default.as_ref())?)?;
-                dict.set_item("optional", param.flags & flags::PARAM_OPTIONAL != 0)?;
-                dict.set_item("content", param.flags & flags::PARAM_CONTENT != 0)?;
+                dict.set_item("name", self.text(&member.name))?;
+                dict.set_item("type", self.ty(&member.ty)?)?;
+                dict.set_item("default", self.optional_default(member.default.as_ref())?)?;
+                for (key, bit) in keys {
+                    dict.set_item(key, member.flags & bit != 0)?;
+                }
                 Ok(dict)
             })
             .collect::<PyResult<Vec<_>>>()?;
