@@ -364,3 +364,22 @@ def test_what_each_parameter_holds_is_walked_once_per_type() -> None:
         assert parameters[0]["hostSuppliedWithin"] is not parameters[1]["hostSuppliedWithin"]
     # Twice the parameters of twice the fields were four times the steps.
     assert steps[1] < 2.5 * steps[0], steps
+
+
+def test_messages_about_many_context_parameters_quote_names_bounded() -> None:
+    # 500 parameters, each a record holding the tool context, of a function with a 20,000-character
+    # name: every message named the function in full (10 MB for a 40 kB image).
+    function = "f" * LONG
+    params = ", ".join(f"p{i}: Holder" for i in range(500))
+    text = (
+        f"record Holder\n  ctx: {AGENT}:ToolContext required\n\n"
+        f"function {function}({params}): int =\n  1\n"
+    )
+    images = one_tool_agent(text, function)
+    refused, used = peak_of(lambda: _refusal(images))
+    context = [d for d in refused.diagnostics if d.code == "nx-agent-context-parameter"]
+    assert len(context) == 500
+    assert all(len(d.message) < 1_000 for d in context)
+    assert "characters left out" in context[0].message and "'p0'" in context[0].message
+    # Compiling the agent alone takes about 2 MB; the messages in full were 10 MB more.
+    assert used < 4 << 20, used

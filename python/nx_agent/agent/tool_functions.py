@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .._js import json_quote
+from .._log_text import bounded
 from .definition import NX_AGENT_TOOL_CONTEXT, ContextParameter, DeclarationName
 from .describe import MISSING, copy_json, describe_value, is_empty, js_string, js_trim
 from .names import TOOL_NAME_PATTERN_SOURCE, is_tool_name, to_snake_case
@@ -161,6 +162,10 @@ def resolve_description(
     return None
 
 
+#: The most characters of a function's or parameter's name a message about a parameter quotes.
+MAX_QUOTED_NAME_CHARS = 200
+
+
 def _context_parameters(
     report: Report,
     answer: Mapping[str, Any],
@@ -176,13 +181,16 @@ def _context_parameters(
         context_types.append(tool_context_type)
     recorded: list[ContextParameter] = []
     parameters = _present(answer, "parameters")
+    # A message per parameter quotes the function's name: bounded, as a function of thousands of
+    # parameters and a long name would otherwise make their number times its length.
+    function_name = bounded(str(reference["name"]), MAX_QUOTED_NAME_CHARS)
     for parameter in parameters if isinstance(parameters, (list, tuple)) else ():
         if not isinstance(parameter, Mapping):
             continue
         parameter_name = parameter.get("name")
         type_ref = _declaration_name(_present(parameter, "typeRef"))
         host_supplied = _present(parameter, "hostSupplied")
-        where = f"the parameter '{parameter_name}' of '{reference['name']}'"
+        where = f"the parameter '{bounded(str(parameter_name), MAX_QUOTED_NAME_CHARS)}' of '{function_name}'"
         if host_supplied is None:
             within = _present(parameter, "hostSuppliedWithin")
             if isinstance(within, (list, tuple)) and len(within) > 0:
@@ -207,7 +215,7 @@ def _context_parameters(
             declared = (
                 "a tool context type the schema source does not name"
                 if type_ref is None
-                else f"'{type_ref[1]}' of '{type_ref[0]}'"
+                else f"'{bounded(type_ref[1], MAX_QUOTED_NAME_CHARS)}' of '{bounded(type_ref[0], MAX_QUOTED_NAME_CHARS)}'"
             )
             report.error(
                 "nx-agent-context-parameter",
