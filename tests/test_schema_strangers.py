@@ -4,6 +4,7 @@ compiler's answer, or refuse with a code, in work and memory in proportion to th
 
 from __future__ import annotations
 
+import pickle
 import sys
 import tracemalloc
 from collections.abc import Callable
@@ -302,6 +303,10 @@ def test_a_source_with_a_budget_makes_schemas_while_they_fit_together() -> None:
         assert [d["code"] for d in answer["diagnostics"]] == [SCHEMA_TOO_LARGE] * 2
         assert "this source's schemas together took more than" in answer["diagnostics"][0]["message"]
         assert [p["name"] for p in answer["parameters"]] == ["m"]
+    # A pickled source keeps its budget (and derives its answers again).
+    restored = pickle.loads(pickle.dumps(source))
+    assert restored.max_chars == source.max_chars
+    assert restored.function_schema({"name": "take4"})["inputSchema"] == alone["inputSchema"]
     # Without a budget every answer is made.
     unbounded = ProgramSchemaSource(linked)
     assert all("inputSchema" in unbounded.function_schema({"name": f"take{k}"}) for k in range(5))
