@@ -22,7 +22,7 @@ from ..json_tree import json_chars_within
 from .bounds import constrained_schema
 from .descriptions import Descriptions, summary_of
 from .errors import AMBIGUOUS_DISCRIMINATOR, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, diagnostic, key_of
-from .model import CaseShape, Decl, ProgramModel, RecordShape, TypeDict, text_span
+from .model import Decl, ProgramModel, RecordShape, TypeDict, text_span
 from .types import PRIMITIVES, TypeSpellingError, admits_empty, parse_type, spell
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
