@@ -10,6 +10,8 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from nx_agent import ir
 from nx_agent.agent import NxAgentError, compile_agent
 from nx_agent.agent.compile import DEFINITION_BASE_CHARS, DEFINITION_CHARS_PER_IMAGE_BYTE
@@ -388,3 +390,23 @@ def test_messages_about_many_context_parameters_quote_names_bounded() -> None:
     assert "characters left out" in context[0].message and "'p0'" in context[0].message
     # Compiling the agent alone takes about 2 MB; the messages in full were 10 MB more.
     assert used < 4 << 20, used
+
+
+def test_an_alias_target_is_read_once_however_many_fields_it_types(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nx_agent.schema import document
+
+    read: list[str] = []
+    parse = document.parse_type
+
+    def counted(text: str, *args: Any) -> Any:
+        read.append(text)
+        return parse(text, *args)
+
+    monkeypatch.setattr(document, "parse_type", counted)
+    fields = "".join(f"  f{i}: Names required\n" for i in range(50))
+    linked = program(main(f"alias Names\n\nrecord Many\n{fields}\nfunction take(m: Many): int =\n  1\n"))
+    docs = {"modules": {"main.nx": {"types": {"Names": {"alias": "string+"}}}}}
+    answer = function_schema(linked, {"name": "take"}, descriptions=docs)
+    properties = answer["inputSchema"]["$defs"]["Many"]["properties"]
+    assert properties == {f"f{i}": {"type": "array", "items": {"type": "string"}, "minItems": 1} for i in range(50)}
+    assert read == ["string+"]

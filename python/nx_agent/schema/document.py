@@ -218,6 +218,7 @@ class Document:
     problems: list[dict[str, Any]] = field(default_factory=list)
     reported: set[tuple[str, ...]] = field(default_factory=set)
     abstracts: dict[tuple[str, str], list[Schema]] = field(default_factory=dict)
+    alias_targets: dict[tuple[str, str], TypeDict | None] = field(default_factory=dict)
     alias_depth: int = 0
     meter: Meter | None = None
 
@@ -428,13 +429,20 @@ class Document:
         return {}
 
     def _alias(self, module: str, decl: Decl, site: Site, path: list[str]) -> Step[Schema]:
-        doc = self.descriptions.type(module, decl["name"])
         target = None
-        if doc is not None and doc.alias is not None and self.alias_depth < MAX_ALIAS_DEPTH:
-            try:
-                target = parse_type(doc.alias, self.model, module)
-            except TypeSpellingError:
-                target = None
+        if self.alias_depth < MAX_ALIAS_DEPTH:
+            key = (module, decl["name"])
+            if key in self.alias_targets:
+                target = self.alias_targets[key]
+            else:
+                doc = self.descriptions.type(module, decl["name"])
+                if doc is not None and doc.alias is not None:
+                    try:
+                        target = parse_type(doc.alias, self.model, module)
+                    except TypeSpellingError:
+                        target = None
+                # Read once per alias, however many fields it types.
+                self.alias_targets[key] = target
         if target is None:
             self.report(
                 INEXPRESSIBLE_TYPE,
