@@ -48,11 +48,12 @@ fn text_key(text: &str) -> TextKey {
 }
 
 /// What a module-table entry's identity resolved to: the module (or why the built-in prelude
-/// could not be made), and whether its identity is another.
+/// could not be made), whether its identity is another, and its place in the program once given.
 #[derive(Clone)]
 struct Resolved {
     module: Result<Arc<PreparedModule>, Arc<Vec<crate::error::Diagnostic>>>,
     differs: bool,
+    index: Option<usize>,
 }
 
 impl Program {
@@ -69,7 +70,7 @@ impl Program {
         while let Some(module) = modules.get(next).cloned() {
             let mut table = Vec::with_capacity(module.module_count());
             table.push(next);
-            // What each identity this module names resolved to (and its place in the program),
+            // What each identity this module names resolved to (with its place in the program),
             // and whether each version it names is the resolved module's, by the string's place
             // in the image: a module table could name one long identity in every slot, and
             // hashing, resolving and comparing it for each would take their number times its
@@ -77,7 +78,6 @@ impl Program {
             let own = module.identity();
             let mut by_string: HashMap<TextKey, Option<Resolved>> = HashMap::new();
             let mut versions: HashMap<(TextKey, TextKey), bool> = HashMap::new();
-            let mut indices: HashMap<TextKey, usize> = HashMap::new();
             for (slot, wanted) in module.module_table().into_iter().enumerate().skip(1) {
                 let key = text_key(wanted.identity);
                 let resolved = match by_string.get(&key) {
@@ -97,12 +97,13 @@ impl Program {
                         let resolved = resolved.map(|resolved| Resolved {
                             differs: resolved.as_ref().is_ok_and(|found| found.identity() != wanted.identity),
                             module: resolved,
+                            index: None,
                         });
                         by_string.insert(key, resolved.clone());
                         resolved
                     }
                 };
-                let Some(Resolved { module: resolved, differs }) = resolved else {
+                let Some(Resolved { module: resolved, differs, index: known }) = resolved else {
                     report.add(codes::LINK_MISSING_MODULE, &[own, wanted.identity], || {
                         format!(
                             "Module '{}' links against '{}', which the resolver did not supply.",
@@ -162,7 +163,7 @@ impl Program {
                         });
                     }
                 }
-                let index = match indices.get(&key).copied().or_else(|| by_identity.get(resolved.identity()).copied()) {
+                let index = match known.or_else(|| by_identity.get(resolved.identity()).copied()) {
                     Some(index) => index,
                     None => {
                         if resolved.schema() != schema {
@@ -180,7 +181,9 @@ impl Program {
                         modules.len() - 1
                     }
                 };
-                indices.insert(key, index);
+                if let Some(Some(entry)) = by_string.get_mut(&key) {
+                    entry.index = Some(index);
+                }
                 table.push(index);
             }
             slots.push(table.into_boxed_slice());
