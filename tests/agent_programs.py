@@ -8,6 +8,7 @@ The definitions the tests run are written out by hand in the stored format (§2)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from nx_agent import examples, ir
@@ -158,25 +159,36 @@ def link_execute_program() -> ir.Program:
     return ir.link_program(modules["main.nx"], modules)
 
 
-def one_tool_agent(declarations: str, function: str) -> dict[str, bytes]:
-    """Images of an agent (``main.nx``'s ``root``) whose one tool is the function ``function``
-    of ``declarations`` (explain text of ``main.nx``'s body), with the `@nx/agent` library."""
+def agent_images(declarations: str, tools: str, functions: Sequence[str], *, ranges: bool = False) -> dict[str, bytes]:
+    """Images of an agent (``main.nx``'s ``root``) whose ``tools`` are the explain expression
+    ``tools``, over ``declarations`` (explain text of ``main.nx``'s other declarations, whose
+    ``functions`` are entrypoints), with the `@nx/agent` library; ``ranges`` links the prelude
+    (for ``Range``)."""
     library = agent_library_text()
+    links = f"{PRELUDE_LINK}\n{AGENT_LINK}" if ranges else AGENT_LINK
+    features = "function-values-v1 ranges-v1" if ranges else "function-values-v1"
     text = f"""module main.nx fingerprint 7003
-{AGENT_LINK}
-requires function-values-v1
-entrypoints functions [root {function}] components []
+{links}
+requires {features}
+entrypoints functions [root {" ".join(functions)}] components []
 
-{declarations}
+{declarations.rstrip()}
+
 function root(): {AGENT}:Agent =
-  <{AGENT}:Agent name="one" tools=[<{AGENT}:FunctionTool description="The one tool." function={function} />]>
-    "Use the tool."
+  <{AGENT}:Agent name="tools" tools={tools}>
+    "Use the tools."
   </{AGENT}:Agent>
 """
     return {
         "main.nx": ir.assemble(text, links=[library]),
         AGENT: ir.assemble(library, version=AGENT_VERSION),
     }
+
+
+def one_tool_agent(declarations: str, function: str) -> dict[str, bytes]:
+    """:func:`agent_images` whose one tool is the function ``function`` of ``declarations``."""
+    tool = f'<{AGENT}:FunctionTool description="The one tool." function={function} />'
+    return agent_images(declarations, f"[{tool}]", [function])
 
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import pickle
 import sys
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from nx_agent import ir
 from nx_agent.agent import NxAgentError, compile_agent
 from nx_agent.agent.compile import DEFINITION_BASE_CHARS, DEFINITION_CHARS_PER_IMAGE_BYTE
 from nx_agent.json_tree import json_chars_within
@@ -20,8 +18,9 @@ from nx_agent.schema import DIALECT, INEXPRESSIBLE_TYPE, SCHEMA_TOO_LARGE, funct
 from nx_agent.schema.document import MENTION_CHARS, SCHEMA_BASE_CHARS, SCHEMA_CHARS_PER_IMAGE_BYTE
 from nx_agent.schema.sources import ProgramSchemaSource
 
-from agent_programs import AGENT, AGENT_LINK, AGENT_VERSION, PRELUDE_LINK, agent_library_text, one_tool_agent
+from agent_programs import AGENT, agent_images, one_tool_agent
 from schema_programs import main, program
+from test_dag_images import peak
 
 #: Far past Python's recursion limit (1,000 frames): a walk that recursed per record would fail.
 CHAIN = 2_000
@@ -115,15 +114,6 @@ def test_clashing_definition_keys_are_numbered_in_proportion_to_their_number() -
     assert steps[1] < 2.3 * steps[0], steps
 
 
-def peak_of(call: Callable[[], Any]) -> tuple[Any, int]:
-    """What ``call()`` returns, and the peak of Python allocations while it ran."""
-    tracemalloc.start()
-    try:
-        return call(), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 LONG = 20_000
 
 
@@ -146,7 +136,7 @@ def test_a_schema_whose_text_would_dwarf_the_image_is_refused_with_a_code() -> N
         linked = program(main(text))
         image = sum(module.size for module in linked.modules)
         assert image < image_at_most
-        answer, used = peak_of(lambda: function_schema(linked, {"name": "take"}))
+        answer, used = peak(lambda: function_schema(linked, {"name": "take"}))
         # 2,000 refs of 20,000 characters are 40 MB of text; 2,000 lists of 2,000 shapes 80 MB.
         assert "inputSchema" not in answer
         (refused,) = answer["diagnostics"]
@@ -175,7 +165,7 @@ def test_below_the_budget_every_mention_is_written_out_as_the_compiler_writes_it
 
 def test_an_agent_whose_tool_schema_is_too_large_is_refused_with_a_code() -> None:
     images = one_tool_agent(_many_refs(2_000), "take")
-    refused, used = peak_of(lambda: _refusal(images))
+    refused, used = peak(lambda: _refusal(images))
     assert [d.code for d in refused.diagnostics] == ["nx-agent-inexpressible-parameter"]
     assert "characters of JSON" in refused.diagnostics[0].message
     assert used < 64 * sum(len(image) for image in images.values()), used
@@ -201,7 +191,7 @@ def _markup_fields(count: int, field: str) -> str:
 def test_each_report_quotes_long_names_and_deep_paths_bounded() -> None:
     field = "g" * LONG
     linked = program(main(_markup_fields(1_000, field)))
-    answer, used = peak_of(lambda: function_schema(linked, {"name": "take"}))
+    answer, used = peak(lambda: function_schema(linked, {"name": "take"}))
     problems = answer["diagnostics"]
     assert len(problems) == 1_000 and {p["code"] for p in problems} == {INEXPRESSIBLE_TYPE}
     # Each message quoted the field's whole name and the whole path to it: 20 MB of names and
@@ -223,7 +213,7 @@ def test_parameters_of_one_long_named_type_share_its_spelling() -> None:
     name = "I" * LONG
     params = ", ".join(f"p{i}: {name}*" for i in range(1_000))
     linked = program(main(f"record {name}\n  n: int required\n\nfunction take({params}): int =\n  1\n"))
-    answer, used = peak_of(lambda: function_schema(linked, {"name": "take"}))
+    answer, used = peak(lambda: function_schema(linked, {"name": "take"}))
     parameters = answer["parameters"]
     assert [p["name"] for p in parameters] == [f"p{i}" for i in range(1_000)]
     assert parameters[0]["type"] == name + "*"
@@ -236,13 +226,7 @@ def _tools_of_one_function(tools: int) -> dict[str, bytes]:
     """An agent whose `tools` function tools all name `take`, whose record has 100 fields of
     1,000-character names: a 110 kB image whose one schema is 200 kB of JSON."""
     fields = "".join(f"  f{i}{'x' * 1_000}: string required\n" for i in range(100))
-    text = f"""module main.nx fingerprint 7004
-{PRELUDE_LINK}
-{AGENT_LINK}
-requires function-values-v1 ranges-v1
-entrypoints functions [root take many] components []
-
-record Many
+    declarations = f"""record Many
 {fields}
 function take(m: Many): int =
   1
@@ -250,21 +234,15 @@ function take(m: Many): int =
 function many(n: int): {AGENT}:Tool* =
   for i, at in <@nx/prelude.nx:Range end=n endInclusive=false start=0 /> yield
     <{AGENT}:FunctionTool description="The tool." function=take name=("t" concat text<int>(i)) />
-
-function root(): {AGENT}:Agent =
-  <{AGENT}:Agent name="many" tools=many({tools})>
-    "Use the tools."
-  </{AGENT}:Agent>
 """
-    library = agent_library_text()
-    return {"main.nx": ir.assemble(text, links=[library]), AGENT: ir.assemble(library, version=AGENT_VERSION)}
+    return agent_images(declarations, f"many({tools})", ["take", "many"], ranges=True)
 
 
 def test_an_agent_whose_tools_repeat_one_large_schema_is_refused_at_its_budget() -> None:
     images = _tools_of_one_function(1_000)
     size = sum(len(image) for image in images.values())
     budget = DEFINITION_BASE_CHARS + DEFINITION_CHARS_PER_IMAGE_BYTE * size
-    refused, used = peak_of(lambda: _refusal(images))
+    refused, used = peak(lambda: _refusal(images))
     (too_large,) = refused.diagnostics
     assert too_large.code == "nx-agent-definition-too-large"
     # Each tool holds the 200 kB schema: the budget is reached about 28 tools in, not 1,000.
@@ -323,23 +301,8 @@ def test_compiling_many_tools_whose_schemas_are_each_refused_stops_making_them()
     for functions in (40, 80):
         takes = "".join(f"function take{k}(m: Many): int =\n  1\n\n" for k in range(functions))
         tools = ", ".join(f'<{AGENT}:FunctionTool description="d" function=take{k} />' for k in range(functions))
-        text = f"""module main.nx fingerprint 7005
-{AGENT_LINK}
-requires function-values-v1
-entrypoints functions [root {" ".join(f"take{k}" for k in range(functions))}] components []
-
-record {name}
-  n: int required
-
-record Many
-{many}
-{takes}function root(): {AGENT}:Agent =
-  <{AGENT}:Agent name="many" tools=[{tools}]>
-    "Use the tools."
-  </{AGENT}:Agent>
-"""
-        library = agent_library_text()
-        images = {"main.nx": ir.assemble(text, links=[library]), AGENT: ir.assemble(library, version=AGENT_VERSION)}
+        declarations = f"record {name}\n  n: int required\n\nrecord Many\n{many}\n{takes}"
+        images = agent_images(declarations, f"[{tools}]", [f"take{k}" for k in range(functions)])
         refused: list[NxAgentError] = []
         steps.append(python_steps(lambda: refused.append(_refusal(images))))
         codes = {d.code for d in refused[0].diagnostics}
@@ -383,7 +346,7 @@ def test_messages_about_many_context_parameters_quote_names_bounded() -> None:
         f"function {function}({params}): int =\n  1\n"
     )
     images = one_tool_agent(text, function)
-    refused, used = peak_of(lambda: _refusal(images))
+    refused, used = peak(lambda: _refusal(images))
     context = [d for d in refused.diagnostics if d.code == "nx-agent-context-parameter"]
     assert len(context) == 500
     assert all(len(d.message) < 1_000 for d in context)
