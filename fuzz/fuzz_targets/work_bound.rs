@@ -4,7 +4,8 @@
 //! only assertion is that the evaluator's work counter stays within `WORK_PER_UNIT` ×
 //! (operations charged + input size + free copies + 1) for each call, a dispatch's instance and
 //! a child's parent counted as input (`nx_ir_core::testing::fuzz::work_bound_case`). Half the
-//! mutations are structured (`mutate_evaluate_case`), half are libFuzzer's own.
+//! mutations are structured (`mutate_evaluate_case`, whose retyped calls bring records, union
+//! cases and lists of thousands shaped after the declared types), half are libFuzzer's own.
 #![no_main]
 
 use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};

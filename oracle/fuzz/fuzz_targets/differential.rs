@@ -1,8 +1,9 @@
 //! nx-ir-core against the NX reference runtime of the entry image's schema, on fuzzed image sets
 //! and calls (`nx_agent_oracle::differential`): a disagreement is a crash, its input kept by
 //! libFuzzer. Half the mutations are the evaluate target's structured ones
-//! (`mutate_evaluate_case`: an image decoded, changed as a model and encoded again), half
-//! libFuzzer's own. The verdict counts are printed when the process exits.
+//! (`mutate_evaluate_case`: an image decoded, changed as a model and encoded again, or the
+//! call's arguments made again from the called function's declared types), half libFuzzer's
+//! own. The verdict counts are printed when the process exits.
 #![no_main]
 
 use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};

@@ -15,6 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub mod fuzz;
 pub mod instances;
 pub mod schema6;
+pub mod typed_calls;
 
 /// The standard operations of schema 6 (`standardMath`, `standardColor`), for the oracle crate.
 pub mod stdlib {

@@ -34,7 +34,7 @@ use crate::eval::{
 use crate::explain::explain_image;
 use crate::image::PreparedModule;
 use crate::link::{LinkOptions, Program};
-use crate::model::{Constant, Decl, Field, Module, Node, Prop};
+use crate::model::{Constant, Decl, Field, Module, Node, Prop, Type};
 use crate::testing::instances::{dispatch_paid, initialize_paid, invocation};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -382,7 +382,7 @@ impl<'a, 'b> ValueDecoder<'a, 'b> {
 }
 
 /// What a value weighs against [`MAX_VALUES`].
-fn weight(value: &HostValue) -> usize {
+pub fn weight(value: &HostValue) -> usize {
     let mut weight = 0;
     let mut stack = vec![value];
     while let Some(next) = stack.pop() {
@@ -569,6 +569,14 @@ impl Case {
         let args: u64 = self.call.args.iter().map(|(_, value)| measure(value)).sum();
         1 + args + self.function().as_ref().map_or(0, measure)
     }
+}
+
+/// An evaluate case's call run once under its limits: its result and the input size of
+/// everything the host passes; `None` when the case never reaches a call.
+pub fn call_outcome(data: &[u8]) -> Option<(Result<HostValue, IrError>, u64)> {
+    let case = prepared_case(data)?;
+    let (result, _) = case.run(&case.call.limits);
+    Some((result, case.input_size()))
 }
 
 /// The evaluate target: links the images as [`link_case`] does (the resolver answers from the
@@ -816,7 +824,8 @@ impl Rng {
         }
     }
 
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    /// One of `items` (which must not be empty).
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
 }
@@ -1096,15 +1105,131 @@ pub fn mutate_evaluate_case_in_place(data: &mut [u8], size: usize, max_size: usi
     Some(mutated.len())
 }
 
+/// The function an evaluate case's call names, when it names one the program declares: its
+/// module's index and its parameters.
+fn called_function(program: &Program, call: &Call) -> Option<(usize, Vec<Field>)> {
+    let modules = program.modules();
+    let (module, decl) = if call.flags & 1 == 0 {
+        let entry = program.entry();
+        let names = entry.function_entrypoints();
+        let name = names.get(usize::from(call.entry) % names.len().max(1))?;
+        (program.module_index(entry.identity())?, entry.declaration_index(name)?)
+    } else if let Some(HostValue::Record(record)) = call.function.as_ref().filter(|_| call.flags & 64 != 0) {
+        let (Some(HostValue::Str(module)), Some(HostValue::Str(name))) = (record.get("module"), record.get("name")) else {
+            return None;
+        };
+        let index = program.module_index(module)?;
+        (index, modules[index].declaration_index(name)?)
+    } else {
+        let index = usize::from(call.entry) % modules.len();
+        (index, u32::from(call.decl) % (modules[index].declaration_count() as u32).max(1))
+    };
+    match modules[module].decode_declaration(decl)? {
+        Decl::Function { params, .. } => Some((module, params)),
+        _ => None,
+    }
+}
+
+/// The functions a call of this mode can name by its entry and declaration bytes whose
+/// parameters hold a record, union, list or function: for an entrypoint call, (its place among
+/// the entry's function entrypoints, 0); in call mode, (module index, declaration index).
+fn structured_functions(program: &Program, call_mode: bool) -> Vec<(u8, u8)> {
+    let structured = |module: usize, decl: u32| {
+        let found = &program.modules()[module];
+        let Some(Decl::Function { params, .. }) = found.decode_declaration(decl) else { return false };
+        params.iter().any(|param| !matches!(found.decode_type(param.ty), Some(Type::Primitive { .. } | Type::Constrained { .. })))
+    };
+    if !call_mode {
+        let entry = program.entry();
+        let Some(module) = program.module_index(entry.identity()) else { return Vec::new() };
+        let names = entry.function_entrypoints();
+        return (0..names.len().min(256))
+            .filter(|&at| entry.declaration_index(names[at]).is_some_and(|decl| structured(module, decl)))
+            .map(|at| (at as u8, 0))
+            .collect();
+    }
+    let mut found = Vec::new();
+    for (module, image) in program.modules().iter().enumerate().take(256) {
+        for decl in 0..image.declaration_count().min(256) as u32 {
+            if structured(module, decl) {
+                found.push((module as u8, decl as u8));
+            }
+        }
+    }
+    found
+}
+
+/// The structured mutation's other kind: the call's arguments made again from the declared
+/// types of the function it calls ([`crate::testing::typed_calls`]), one time in eight one fewer
+/// or one more, and half the time with no input size limit; the call's mode, function value and
+/// other limits kept. Half the time a call that names its function by its entry and declaration
+/// bytes is pointed at a function whose parameters hold a record, union, list or function, when
+/// the program has one. `None` when the case does not link or its call names no function.
+pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+    use crate::testing::typed_calls::{encode_value, TypedValues};
+    let mut bytes = Bytes::new(data);
+    let mut flags = bytes.u8();
+    let call_chunk = bytes.chunk()?;
+    let mut call = Call::decode(flags, call_chunk);
+    let parts: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
+    let set = prepare_set(&parts)?;
+    let options = LinkOptions { allow_version_mismatch: flags & 2 != 0 };
+    let program = link_set(&set, options, ResolverMode { substitute: false, fail: false })?;
+    let call_mode = flags & 1 != 0;
+    if !(call_mode && flags & 64 != 0) && rng.below(2) == 0 {
+        let candidates = structured_functions(&program, call_mode);
+        if !candidates.is_empty() {
+            (call.entry, call.decl) = candidates[rng.below(candidates.len())];
+        }
+    }
+    let (module, params) = called_function(&program, &call)?;
+    let mut args = TypedValues::new(&program).arguments(rng, module, &params);
+    match rng.below(16) {
+        0 => {
+            args.pop();
+        }
+        1 => args.push(HostValue::Null),
+        _ => {}
+    }
+    if rng.below(2) == 0 {
+        flags |= 8;
+    }
+    // The call's header (entry, declaration, limits) as it was, then the arguments.
+    let mut chunk = call_chunk.get(..9).map_or_else(|| call_chunk.to_vec(), <[u8]>::to_vec);
+    chunk.resize(9, 0);
+    (chunk[0], chunk[1]) = (call.entry, call.decl);
+    args.truncate(usize::from(u8::MAX));
+    chunk.push(args.len() as u8);
+    if call_mode && flags & 64 != 0 {
+        encode_value(call.function.as_ref().unwrap_or(&HostValue::Null), &mut chunk);
+    }
+    for arg in &args {
+        if call_mode {
+            chunk.push(0);
+        }
+        encode_value(arg, &mut chunk);
+    }
+    let mut out = vec![flags];
+    out.extend(write_chunks(&[&chunk]));
+    out.extend(write_chunks(&parts));
+    Some(out)
+}
+
 /// The evaluate target's structured mutation: one image of the input decoded, one to three
 /// changes made to its model (a node operand pointed at another node, a node copied or added, an
 /// argument, item or property dropped or repeated, an operator, slot or constant changed, a
 /// declaration's body, result, parameter type, default or flags changed), one time in eight a
 /// span for every node and declaration, and encoded again, so that mutated images mostly still
-/// prepare and reach the evaluator. `None` when no image of the
-/// input prepares.
+/// prepare and reach the evaluator. One time in four it makes the call's arguments again
+/// instead, from the declared types of the function it calls or of another ([`retype_call`]). `None` when no image of
+/// the input prepares.
 pub fn mutate_evaluate_case(data: &[u8], seed: u64) -> Option<Vec<u8>> {
     let mut rng = Rng(seed | 1);
+    if rng.below(4) == 0 {
+        if let Some(retyped) = retype_call(data, &mut rng) {
+            return Some(retyped);
+        }
+    }
     let mut bytes = Bytes::new(data);
     let flags = bytes.u8();
     let parts: Vec<&[u8]> = std::iter::from_fn(|| bytes.chunk()).collect();
