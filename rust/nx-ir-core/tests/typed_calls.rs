@@ -6,14 +6,15 @@
 //! evaluate target's checks.
 
 use nx_ir_core::assemble::{assemble_image, AssembleOptions};
-use nx_ir_core::eval::{HostRecord, HostValue};
+use nx_ir_core::eval::{measure_input_size, CompiledProgram, HostRecord, HostValue};
 use nx_ir_core::image::PreparedModule;
 use nx_ir_core::link::Program;
 use nx_ir_core::model::Decl;
 use nx_ir_core::testing::fuzz::{
-    call_outcome, evaluate_case, retype_call, same_value, weight, work_bound, work_of_calls, write_chunks, Bytes, Rng,
+    call_outcome, evaluate_case, retype_call, same_value, weight, work_bound, work_of_calls, write_chunks, Bytes, Call, Rng,
     ValueDecoder,
 };
+use nx_ir_core::testing::instances::initialize_paid;
 use nx_ir_core::testing::typed_calls::{encode_value, TypedValues};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,8 +24,33 @@ use std::sync::Arc;
 const PROGRAM: &str = include_str!("host_reading/reading.nxir.txt");
 const FUNCTIONS: [&str; 5] = ["chain", "items", "named", "shapes", "held"];
 
+/// A component whose props hold a text and a list of records.
+const CARDS: &str = "module cards.nx fingerprint 1
+requires update-records-v1 property-unions-v1 action-handlers-v1
+entrypoints functions [] components [Card]
+
+record Item
+  name: string required
+  price: float64 required
+  tags: string*
+
+component Card
+  props
+    title: string required
+    items: Item*
+  body =
+    items
+";
+
 fn image() -> Vec<u8> {
     assemble_image(PROGRAM, &AssembleOptions::default()).expect("the program assembles")
+}
+
+/// The call chunk of an evaluate case, decoded.
+fn decoded_call(data: &[u8]) -> Call {
+    let mut bytes = Bytes::new(data);
+    let flags = bytes.u8();
+    Call::decode(flags, bytes.chunk().expect("a call chunk"))
 }
 
 fn program(image: &[u8]) -> Program {
@@ -120,4 +146,39 @@ fn retyped_calls_mostly_pass_the_boundary_and_stay_within_the_work_bound() {
             }
         }
     }
+}
+
+#[test]
+fn retyped_props_start_the_entry_component_within_the_work_bound() {
+    let image = assemble_image(CARDS, &AssembleOptions::default()).expect("the component program assembles");
+    let compiled = CompiledProgram::compile(&program(&image)).expect("compiles");
+    // Call mode (1), no input limit (8): the entry's component, its props from the call.
+    let mut call = vec![0u8; 10];
+    call[4..6].copy_from_slice(&[0xFF, 0xFF]);
+    let mut data = vec![1 | 8];
+    data.extend(write_chunks(&[&call, &image]));
+    let (mut with_props, mut started, mut largest) = (0usize, 0usize, 0u64);
+    for seed in 0..600u64 {
+        let Some(retyped) = retype_call(&data, &mut Rng(seed * 2 + 1)) else { continue };
+        let call = decoded_call(&retyped);
+        if call.args.is_empty() || call.args.iter().any(|(name, _)| name.is_empty()) {
+            continue;
+        }
+        with_props += 1;
+        for paid in work_of_calls(&retyped) {
+            if let Err(message) = work_bound(paid) {
+                panic!("seed {seed}: {message}");
+            }
+        }
+        evaluate_case(&retyped);
+        let props: Vec<(&str, &HostValue)> = call.args.iter().map(|(name, value)| (name.as_str(), value)).collect();
+        let (result, _) = initialize_paid(&compiled, "Card", &props, None, &call.limits);
+        started += usize::from(result.is_ok());
+        let size: u64 = props.iter().map(|(_, value)| measure_input_size(value, None).expect("measures")).sum();
+        largest = largest.max(size);
+    }
+    eprintln!("Card: {with_props} calls with props, {started} started, largest input {largest}");
+    assert!(with_props >= 100, "{with_props} of 600 retyped calls carried props");
+    assert!(started * 2 >= with_props, "{started} of {with_props} calls with props started Card");
+    assert!(largest >= 1_000, "the largest props were {largest}");
 }

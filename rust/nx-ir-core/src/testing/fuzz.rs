@@ -1130,6 +1130,18 @@ fn called_function(program: &Program, call: &Call) -> Option<(usize, Vec<Field>)
     }
 }
 
+/// The component of the entry that an evaluate case's component calls start
+/// ([`component_work_of_case`]), when the entry declares one: its module's index and its props.
+fn entry_component(program: &Program, call: &Call) -> Option<(usize, Vec<Field>)> {
+    let entry = program.entry();
+    let names = entry.component_entrypoints();
+    let name = names.get(usize::from(call.entry) % names.len().max(1))?;
+    match entry.decode_declaration(entry.declaration_index(name)?)? {
+        Decl::Component { props, .. } => Some((program.module_index(entry.identity())?, props)),
+        _ => None,
+    }
+}
+
 /// The functions a call of this mode can name by its entry and declaration bytes whose
 /// parameters hold a record, union, list or function: for an entrypoint call, (its place among
 /// the entry's function entrypoints, 0); in call mode, (module index, declaration index).
@@ -1164,9 +1176,11 @@ fn structured_functions(program: &Program, call_mode: bool) -> Vec<(u8, u8)> {
 /// or one more, and half the time with no input size limit; the call's mode, function value and
 /// other limits kept. Half the time a call that names its function by its entry and declaration
 /// bytes is pointed at a function whose parameters hold a record, union, list or function, when
-/// the program has one. `None` when the case does not link or its call names no function.
+/// the program has one. In call mode, one time in four, the arguments are instead the named
+/// props of the entry's component that the case's component calls start. `None` when the case
+/// does not link or its call names no function.
 pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
-    use crate::testing::typed_calls::{encode_value, TypedValues};
+    use crate::testing::typed_calls::{encode_text, encode_value, TypedValues};
     let mut bytes = Bytes::new(data);
     let mut flags = bytes.u8();
     let call_chunk = bytes.chunk()?;
@@ -1182,15 +1196,29 @@ pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
             (call.entry, call.decl) = candidates[rng.below(candidates.len())];
         }
     }
-    let (module, params) = called_function(&program, &call)?;
-    let mut args = TypedValues::new(&program).arguments(rng, module, &params);
-    match rng.below(16) {
-        0 => {
-            args.pop();
+    let mut values = TypedValues::new(&program);
+    // In call mode, one time in four: the props of the component the entry's component calls
+    // start ([`component_work_of_case`]), as named arguments.
+    let component = (call_mode && rng.below(4) == 0).then(|| entry_component(&program, &call)).flatten();
+    let args: Vec<(String, HostValue)> = match component {
+        Some((module, props)) => match values.record(rng, module, None, &props, 0) {
+            HostValue::Record(record) => record.fields,
+            _ => Vec::new(),
+        },
+        None => {
+            let (module, params) = called_function(&program, &call)?;
+            let mut args = values.arguments(rng, module, &params);
+            match rng.below(16) {
+                0 => {
+                    args.pop();
+                }
+                1 => args.push(HostValue::Null),
+                _ => {}
+            }
+            args.into_iter().map(|arg| (String::new(), arg)).collect()
         }
-        1 => args.push(HostValue::Null),
-        _ => {}
-    }
+    };
+    let mut args = args;
     if rng.below(2) == 0 {
         flags |= 8;
     }
@@ -1203,9 +1231,9 @@ pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
     if call_mode && flags & 64 != 0 {
         encode_value(call.function.as_ref().unwrap_or(&HostValue::Null), &mut chunk);
     }
-    for arg in &args {
+    for (name, arg) in &args {
         if call_mode {
-            chunk.push(0);
+            encode_text(name, false, &mut chunk);
         }
         encode_value(arg, &mut chunk);
     }

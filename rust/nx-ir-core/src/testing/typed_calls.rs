@@ -222,7 +222,7 @@ impl<'p> TypedValues<'p> {
     /// A record of `fields` (their types in `module`): an optional field left out at times;
     /// one time in [`BEND_ONE_IN`] a required one left out too, an unknown one added, or two
     /// swapped.
-    fn record(&mut self, rng: &mut Rng, module: usize, type_name: Option<String>, fields: &[Field], depth: u32) -> HostValue {
+    pub fn record(&mut self, rng: &mut Rng, module: usize, type_name: Option<String>, fields: &[Field], depth: u32) -> HostValue {
         let names = &self.program.modules()[module];
         let mut members = Vec::with_capacity(fields.len());
         for field in fields {
@@ -281,6 +281,22 @@ impl<'p> TypedValues<'p> {
     }
 }
 
+/// Writes a text as the fuzz input's value format does: its length (a `u16` when `long`, else a
+/// `u8`), then its bytes, cut at a character boundary to what the length holds.
+pub fn encode_text(text: &str, long: bool, out: &mut Vec<u8>) {
+    let most = if long { u16::MAX as usize } else { u8::MAX as usize };
+    let mut length = text.len().min(most);
+    while !text.is_char_boundary(length) {
+        length -= 1;
+    }
+    if long {
+        out.extend_from_slice(&(length as u16).to_le_bytes());
+    } else {
+        out.push(length as u8);
+    }
+    out.extend_from_slice(&text.as_bytes()[..length]);
+}
+
 /// Writes `value` in the fuzz input's value format (see [`super::fuzz`]), which
 /// [`super::fuzz::ValueDecoder`] reads back as the same value when the value is within its
 /// limits and every list longer than 255 items repeats one item. Longer texts, names and lists
@@ -290,24 +306,11 @@ pub fn encode_value(value: &HostValue, out: &mut Vec<u8>) {
         Value(&'v HostValue),
         Name(&'v str),
     }
-    fn text(out: &mut Vec<u8>, text: &str, long: bool) {
-        let most = if long { u16::MAX as usize } else { u8::MAX as usize };
-        let mut length = text.len().min(most);
-        while !text.is_char_boundary(length) {
-            length -= 1;
-        }
-        if long {
-            out.extend_from_slice(&(length as u16).to_le_bytes());
-        } else {
-            out.push(length as u8);
-        }
-        out.extend_from_slice(&text.as_bytes()[..length]);
-    }
     let mut pending = vec![Part::Value(value)];
     while let Some(part) = pending.pop() {
         let value = match part {
             Part::Name(name) => {
-                text(out, name, false);
+                encode_text(name, false, out);
                 continue;
             }
             Part::Value(value) => value,
@@ -326,11 +329,11 @@ pub fn encode_value(value: &HostValue, out: &mut Vec<u8>) {
             }
             HostValue::Str(s) if s.len() <= u8::MAX as usize => {
                 out.push(6);
-                text(out, s, false);
+                encode_text(s, false, out);
             }
             HostValue::Str(s) => {
                 out.push(7);
-                text(out, s, true);
+                encode_text(s, true, out);
             }
             HostValue::List(items) if items.len() > u8::MAX as usize && items.iter().all(|item| super::fuzz::same_value(item, &items[0])) => {
                 out.push(12);
@@ -347,7 +350,7 @@ pub fn encode_value(value: &HostValue, out: &mut Vec<u8>) {
                 match &record.type_name {
                     Some(name) => {
                         out.push(10);
-                        text(out, name, false);
+                        encode_text(name, false, out);
                     }
                     None => out.push(9),
                 }
