@@ -96,7 +96,7 @@ pub(crate) fn stack_allowance(requested: usize, base: usize) -> usize {
 }
 
 /// How many bytes of the calling thread's stack lie below the caller, where the platform says
-/// (on Linux): for work that recurses as deep as its input nests, to run where there is room.
+/// (on Linux, macOS and Windows): for work that recurses as deep as its input nests, to run where there is room.
 pub fn thread_stack_room() -> Option<usize> {
     room_below(stack_position())
 }
@@ -128,9 +128,10 @@ fn room_below(position: usize) -> Option<usize> {
     thread_stack_low().map(|low| position.saturating_sub(low))
 }
 
-/// The lowest address of the calling thread's stack above its guard pages, asked of the C
-/// library once per thread; `None` where the platform does not say.
-#[cfg(target_os = "linux")]
+/// The lowest address of the calling thread's stack that a call may use (above its guard
+/// pages), asked of the system once per thread: on Linux, macOS and Windows; `None` elsewhere,
+/// or where the system does not say.
+#[cfg(any(target_os = "linux", target_os = "macos", windows))]
 fn thread_stack_low() -> Option<usize> {
     thread_local! { static LOW: std::cell::OnceCell<Option<usize>> = const { std::cell::OnceCell::new() }; }
     LOW.try_with(|low| *low.get_or_init(ask_stack_low)).ok().flatten()
@@ -152,7 +153,47 @@ fn ask_stack_low() -> Option<usize> {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+/// macOS gives the top of the thread's stack and its size, the guard page below both.
+#[cfg(target_os = "macos")]
+fn ask_stack_low() -> Option<usize> {
+    // SAFETY: both read the calling thread's own stack bounds.
+    let (top, size) = unsafe {
+        let this = libc::pthread_self();
+        (libc::pthread_get_stackaddr_np(this) as usize, libc::pthread_get_stacksize_np(this))
+    };
+    bounds_holding_caller(top.checked_sub(size)?, top)
+}
+
+/// Windows gives the thread's whole reservation; its lowest pages are the guard that raises
+/// the overflow and the room the runtime keeps to report it (`SetThreadStackGuarantee`),
+/// which [`WINDOWS_STACK_FLOOR`] stays above.
+#[cfg(windows)]
+fn ask_stack_low() -> Option<usize> {
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn GetCurrentThreadStackLimits(low: *mut usize, high: *mut usize);
+    }
+    let (mut low, mut high) = (0usize, 0usize);
+    // SAFETY: the call writes the calling thread's stack bounds into the two locals (Windows 8
+    // and later).
+    unsafe { GetCurrentThreadStackLimits(&mut low, &mut high) };
+    bounds_holding_caller(low.checked_add(WINDOWS_STACK_FLOOR)?, high)
+}
+
+/// `low`, when the caller's frame lies between `low` and `high`: bounds the system gave wrongly
+/// (or for another stack) are not used, rather than refuse every call.
+#[cfg(any(target_os = "macos", windows))]
+fn bounds_holding_caller(low: usize, high: usize) -> Option<usize> {
+    let here = stack_position();
+    (low > 0 && low < here && here <= high).then_some(low)
+}
+
+/// What a Windows thread's reservation holds below the stack a call may use: guard pages and
+/// the stack guarantee (Rust's main and spawned threads ask for 20 KiB), rounded up.
+#[cfg(windows)]
+const WINDOWS_STACK_FLOOR: usize = 64 << 10;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn thread_stack_low() -> Option<usize> {
     None
 }
