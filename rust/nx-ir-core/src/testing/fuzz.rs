@@ -1200,7 +1200,7 @@ pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
     // In call mode, one time in four: the props of the component the entry's component calls
     // start ([`component_work_of_case`]), as named arguments.
     let component = (call_mode && rng.below(4) == 0).then(|| entry_component(&program, &call)).flatten();
-    let args: Vec<(String, HostValue)> = match component {
+    let mut args: Vec<(String, HostValue)> = match component {
         Some((module, props)) => match values.record(rng, module, None, &props, 0) {
             HostValue::Record(record) => record.fields,
             _ => Vec::new(),
@@ -1218,7 +1218,6 @@ pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
             args.into_iter().map(|arg| (String::new(), arg)).collect()
         }
     };
-    let mut args = args;
     if rng.below(2) == 0 {
         flags |= 8;
     }
@@ -1249,8 +1248,8 @@ pub fn retype_call(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
 /// declaration's body, result, parameter type, default or flags changed), one time in eight a
 /// span for every node and declaration, and encoded again, so that mutated images mostly still
 /// prepare and reach the evaluator. One time in four it makes the call's arguments again
-/// instead, from the declared types of the function it calls or of another ([`retype_call`]). `None` when no image of
-/// the input prepares.
+/// instead, from the declared types of the function it calls or of another ([`retype_call`]).
+/// `None` when no image of the input prepares.
 pub fn mutate_evaluate_case(data: &[u8], seed: u64) -> Option<Vec<u8>> {
     let mut rng = Rng(seed | 1);
     if rng.below(4) == 0 {
