@@ -11,7 +11,8 @@ use nx_ir_core::image::PreparedModule;
 use nx_ir_core::link::Program;
 use nx_ir_core::model::Decl;
 use nx_ir_core::testing::fuzz::{
-    call_outcome, evaluate_case, retype_call, same_value, weight, work_bound, work_of_calls, write_chunks, Bytes, Call, Rng,
+    ComponentCall,
+    call_outcome, component_work_of_case, evaluate_case, retype_call, same_value, weight, work_bound, work_of_calls, write_chunks, Bytes, Call, Rng,
     ValueDecoder,
 };
 use nx_ir_core::testing::instances::initialize_paid;
@@ -181,4 +182,60 @@ fn retyped_props_start_the_entry_component_within_the_work_bound() {
     assert!(with_props >= 100, "{with_props} of 600 retyped calls carried props");
     assert!(started * 2 >= with_props, "{started} of {with_props} calls with props started Card");
     assert!(largest >= 1_000, "the largest props were {largest}");
+}
+
+/// A component whose handler's action record requires a field: a bare record is refused.
+const TAPPER: &str = "module tapper.nx fingerprint 1
+requires update-records-v1 property-unions-v1 action-handlers-v1
+entrypoints functions [] components [Button Counter]
+
+component Button external
+  props
+    label: string required
+  emits
+    Tapped = Button.Tapped
+
+record Button.Tapped
+  times: int required
+  tags: string*
+
+component Counter
+  state
+    n: int = 0
+  body =
+    <Button label=\"Add\"
+      onTapped=handler Button.Tapped action@1:Button.Tapped owner Counter =>
+        <Counter.Update n=action.times />
+    >
+    </Button>
+
+record Counter.Update update of Counter
+  n: int
+";
+
+#[test]
+fn dispatches_send_typed_action_records_within_the_work_bound() {
+    let image = assemble_image(TAPPER, &AssembleOptions::default()).expect("the component program assembles");
+    let (mut cases, mut dispatched_again) = (0usize, 0usize);
+    for seed in 0..64u8 {
+        // Call mode, no input limit, budget 10,000: the entry's second component (Counter), no
+        // props; the seed byte (as the range limit) only varies the case's bytes.
+        let call = [1u8, 0, 0, 0, 0xFF, 0xFF, 0, seed, 0, 0];
+        let mut data = vec![1 | 8];
+        data.extend(write_chunks(&[&call, &image]));
+        let calls = component_work_of_case(&data);
+        for (_, paid) in &calls {
+            if let Err(message) = work_bound(*paid) {
+                panic!("seed {seed}: {message}");
+            }
+        }
+        let dispatches = calls.iter().filter(|(call, _)| *call == ComponentCall::Dispatch).count();
+        assert!(dispatches >= 1, "seed {seed}: Counter's handler was never dispatched ({calls:?})");
+        cases += 1;
+        // A second dispatch follows only a first that succeeded: its action records had `times`.
+        dispatched_again += usize::from(dispatches == 2);
+    }
+    eprintln!("Counter: {dispatched_again} of {cases} cases dispatched twice");
+    assert!(dispatched_again >= 8, "{dispatched_again} of {cases} first dispatches succeeded");
+    assert!(dispatched_again < cases, "every first dispatch succeeded: no bare or bent action record was sent");
 }

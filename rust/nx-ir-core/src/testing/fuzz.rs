@@ -658,7 +658,8 @@ pub enum ComponentCall {
 /// The component calls of an evaluate case whose entry declares components: the one the call's
 /// entry byte picks, initialized with the call's named arguments as props, then dispatched twice,
 /// each time every handler of its latest output (at most four, each twice) with an action record
-/// of the type the handler names; after each output, the first two components with a body that
+/// of the type the handler names (at times with fields made from their declared types); after
+/// each output, the first two components with a body that
 /// it renders initialized as its children. All under the call's budget, with no input limit.
 /// What each call did and was paid, a dispatch's instance and a child's parent counted as its
 /// input ([`crate::testing::instances::initialize_paid`], [`crate::testing::instances::dispatch_paid`]).
@@ -680,13 +681,14 @@ pub fn component_work_of_case(data: &[u8]) -> Vec<(ComponentCall, Paid)> {
         matches!(decl, Some(Decl::Component { body: Some(_), .. }))
     };
     let bodied: Vec<&str> = names.iter().copied().filter(has_body).collect();
+    let mut actions = ActionRecords::new(&case.program, data);
     for round in 0..=2 {
         for (child, props) in rendered_components(&output, &bodied, 2) {
             let props: Vec<(&str, &HostValue)> = props.iter().map(|(name, value)| (name.as_str(), value)).collect();
             let (_, cost) = initialize_paid(&case.compiled, child, &props, Some(&instance), &limits);
             paid.push((ComponentCall::Child, cost));
         }
-        let entries = handler_invocations(&output, 4);
+        let entries = handler_invocations(&output, 4, &mut actions);
         if entries.is_empty() || round == 2 {
             break;
         }
@@ -729,16 +731,50 @@ fn rendered_components<'o, 'n>(output: &'o HostValue, names: &[&'n str], most: u
     found
 }
 
+/// The action records a case's dispatches send: for an action whose record declares fields, half
+/// the time one made from their types ([`crate::testing::typed_calls::TypedValues`]), else the
+/// bare record; the choices from a generator seeded by the case's bytes, so a case always sends
+/// the same.
+struct ActionRecords<'p> {
+    program: &'p Program,
+    values: crate::testing::typed_calls::TypedValues<'p>,
+    rng: Rng,
+}
+
+impl<'p> ActionRecords<'p> {
+    fn new(program: &'p Program, data: &[u8]) -> Self {
+        // FNV-1a of the case's bytes.
+        let seed = data.iter().fold(0xCBF2_9CE4_8422_2325u64, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01B3));
+        ActionRecords { program, values: crate::testing::typed_calls::TypedValues::new(program), rng: Rng(seed | 1) }
+    }
+
+    /// An action record of the record declaration named `action` (the first module declaring it).
+    fn record(&mut self, action: &str) -> HostValue {
+        let declared = self.program.modules().iter().enumerate().find_map(|(module, image)| {
+            match image.declaration_index(action).and_then(|index| image.decode_declaration(index)) {
+                Some(Decl::Record { fields, .. }) if !fields.is_empty() => Some((module, fields)),
+                _ => None,
+            }
+        });
+        match declared {
+            Some((module, fields)) if self.rng.below(2) == 0 => {
+                self.values.record(&mut self.rng, module, Some(action.to_string()), &fields, 0)
+            }
+            _ => HostValue::Record(HostRecord::new(Some(action))),
+        }
+    }
+}
+
 /// Invocations of the first `most` handlers (`ActionHandler` records) of a rendered output, each
-/// with an action record of the type it names.
-fn handler_invocations(output: &HostValue, most: usize) -> Vec<HostValue> {
+/// with an action record of the type it names ([`ActionRecords`]).
+fn handler_invocations(output: &HostValue, most: usize, actions: &mut ActionRecords<'_>) -> Vec<HostValue> {
     let mut found = Vec::new();
     walk_records(output, |record| {
         if record.type_name.as_deref() != Some("ActionHandler") {
             return Some(true);
         }
         if let (Some(HostValue::Str(token)), Some(HostValue::Str(action))) = (record.get("token"), record.get("action")) {
-            found.push(invocation(token, &HostValue::Record(HostRecord::new(Some(action)))));
+            found.push(invocation(token, &actions.record(action)));
         }
         (found.len() < most).then_some(false)
     });
