@@ -58,12 +58,16 @@ fn program(image: &[u8]) -> Program {
     Program::prepare_self_contained(Arc::new(PreparedModule::from_slice(image).expect("prepares"))).expect("links")
 }
 
+/// A call chunk's head: entry `entry`, declaration 0, budget 10,000, input limit 65,535, depth
+/// 0, range limit `range` (9 bytes); then an argument count of 0.
+fn head(entry: u8, range: u8) -> Vec<u8> {
+    vec![entry, 0, 0, 0, 0xFF, 0xFF, 0, range, 0, 0]
+}
+
 /// An evaluate case calling entrypoint `entry` (flags 0), or in call mode (flags 1 | 64) the
 /// function `name` through a function value, with no arguments yet.
 fn case(image: &[u8], entry: u8, by_value: Option<&str>) -> Vec<u8> {
-    // entry, declaration, budget, input limit (65,535), depth, range: 9 bytes; then the
-    // argument count.
-    let mut call = vec![entry, 0, 0, 0, 0xFF, 0xFF, 0, 0, 0, 0];
+    let mut call = head(entry, 0);
     let flags = match by_value {
         None => 0,
         Some(name) => {
@@ -75,6 +79,14 @@ fn case(image: &[u8], entry: u8, by_value: Option<&str>) -> Vec<u8> {
     let mut out = vec![flags];
     out.extend(write_chunks(&[&call, image]));
     out
+}
+
+/// A call-mode case (flags 1) with no input limit (8) and no arguments, over `image`: its
+/// component calls start the entry's component `entry` picks; `range` only varies its bytes.
+fn component_case(image: &[u8], entry: u8, range: u8) -> Vec<u8> {
+    let mut data = vec![1 | 8];
+    data.extend(write_chunks(&[&head(entry, range), image]));
+    data
 }
 
 #[test]
@@ -153,11 +165,8 @@ fn retyped_calls_mostly_pass_the_boundary_and_stay_within_the_work_bound() {
 fn retyped_props_start_the_entry_component_within_the_work_bound() {
     let image = assemble_image(CARDS, &AssembleOptions::default()).expect("the component program assembles");
     let compiled = CompiledProgram::compile(&program(&image)).expect("compiles");
-    // Call mode (1), no input limit (8): the entry's component, its props from the call.
-    let mut call = vec![0u8; 10];
-    call[4..6].copy_from_slice(&[0xFF, 0xFF]);
-    let mut data = vec![1 | 8];
-    data.extend(write_chunks(&[&call, &image]));
+    // The entry's component, its props from the call.
+    let data = component_case(&image, 0, 0);
     let (mut with_props, mut started, mut largest) = (0usize, 0usize, 0u64);
     for seed in 0..600u64 {
         let Some(retyped) = retype_call(&data, &mut Rng(seed * 2 + 1)) else { continue };
@@ -218,11 +227,8 @@ fn dispatches_send_typed_action_records_within_the_work_bound() {
     let image = assemble_image(TAPPER, &AssembleOptions::default()).expect("the component program assembles");
     let (mut cases, mut dispatched_again) = (0usize, 0usize);
     for seed in 0..64u8 {
-        // Call mode, no input limit, budget 10,000: the entry's second component (Counter), no
-        // props; the seed byte (as the range limit) only varies the case's bytes.
-        let call = [1u8, 0, 0, 0, 0xFF, 0xFF, 0, seed, 0, 0];
-        let mut data = vec![1 | 8];
-        data.extend(write_chunks(&[&call, &image]));
+        // The entry's second component (Counter), no props; the seed varies the case's bytes.
+        let data = component_case(&image, 1, seed);
         let calls = component_work_of_case(&data);
         for (_, paid) in &calls {
             if let Err(message) = work_bound(*paid) {

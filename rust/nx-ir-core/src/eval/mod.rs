@@ -51,6 +51,7 @@ pub mod work;
 mod wide;
 
 pub use compiled::CompiledProgram;
+pub(crate) use compiled::image_hash;
 pub use cost::{thread_stack_room, walk_stack_at, Limits, Usage, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANGE_LENGTH, DEFAULT_MAX_STACK_BYTES, MAX_EXPRESSION_NESTING, MAX_VALUE_NESTING};
 pub use host::{input_limit_error, measure_input_size, size_over_a_cycle, Around, HostRead, HostRecord, HostValue, HostValueBuilder, HostValueSink, HostValueSource, Member};
 pub use seq::copy_short;

@@ -514,19 +514,7 @@ fn prepared_case(data: &[u8]) -> Option<Case> {
 impl Case {
     /// The call's host values: the function record (call mode) and the arguments.
     fn function(&self) -> Option<HostValue> {
-        if self.call.flags & 1 == 0 {
-            return None;
-        }
-        let modules = self.program.modules();
-        let module = &modules[usize::from(self.call.entry) % modules.len()];
-        let decl = u32::from(self.call.decl) % (module.declaration_count() as u32).max(1);
-        Some(self.call.function.clone().unwrap_or_else(|| {
-            HostValue::Record(
-                HostRecord::new(Some("Function"))
-                    .with("module", HostValue::str(module.identity()))
-                    .with("name", HostValue::str(module.declaration_name(decl).unwrap_or(""))),
-            )
-        }))
+        (self.call.flags & 1 != 0).then(|| function_value(&self.program, &self.call))
     }
 
     /// Runs the call once under `limits`: its result and usage (filled on failure too).
@@ -534,8 +522,7 @@ impl Case {
         let call = &self.call;
         let mut usage = Usage::default();
         let Some(function) = self.function() else {
-            let names = self.program.entry().function_entrypoints();
-            let name = names.get(usize::from(call.entry) % names.len().max(1)).copied().unwrap_or("");
+            let name = picked(&self.program.entry().function_entrypoints(), call.entry).unwrap_or("");
             let args: Vec<Option<&HostValue>> = call.args.iter().map(|(_, value)| Some(value)).collect();
             let result = evaluate_function_with(&self.compiled, name, &args, limits, &mut HostValueBuilder, &mut usage);
             return (result, usage);
@@ -666,7 +653,7 @@ pub enum ComponentCall {
 pub fn component_work_of_case(data: &[u8]) -> Vec<(ComponentCall, Paid)> {
     let Some(case) = prepared_case(data) else { return Vec::new() };
     let names = case.program.entry().component_entrypoints();
-    let Some(name) = names.get(usize::from(case.call.entry) % names.len().max(1)) else { return Vec::new() };
+    let Some(name) = picked(&names, case.call.entry) else { return Vec::new() };
     let limits = Limits { max_input_size: None, ..case.call.limits.clone() };
     let props: Vec<(&str, &HostValue)> =
         case.call.args.iter().filter(|(name, _)| !name.is_empty()).map(|(name, value)| (name.as_str(), value)).collect();
@@ -736,32 +723,24 @@ fn rendered_components<'o, 'n>(output: &'o HostValue, names: &[&'n str], most: u
 /// bare record; the choices from a generator seeded by the case's bytes, so a case always sends
 /// the same.
 struct ActionRecords<'p> {
-    program: &'p Program,
     values: crate::testing::typed_calls::TypedValues<'p>,
     rng: Rng,
 }
 
 impl<'p> ActionRecords<'p> {
     fn new(program: &'p Program, data: &[u8]) -> Self {
-        // FNV-1a of the case's bytes.
-        let seed = data.iter().fold(0xCBF2_9CE4_8422_2325u64, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01B3));
-        ActionRecords { program, values: crate::testing::typed_calls::TypedValues::new(program), rng: Rng(seed | 1) }
+        let seed = crate::eval::image_hash(data);
+        ActionRecords { values: crate::testing::typed_calls::TypedValues::new(program), rng: Rng(seed | 1) }
     }
 
-    /// An action record of the record declaration named `action` (the first module declaring it).
+    /// An action record of the record declaration named `action` (the first module declaring it
+    /// with fields).
     fn record(&mut self, action: &str) -> HostValue {
-        let declared = self.program.modules().iter().enumerate().find_map(|(module, image)| {
-            match image.declaration_index(action).and_then(|index| image.decode_declaration(index)) {
-                Some(Decl::Record { fields, .. }) if !fields.is_empty() => Some((module, fields)),
-                _ => None,
-            }
-        });
-        match declared {
-            Some((module, fields)) if self.rng.below(2) == 0 => {
-                self.values.record(&mut self.rng, module, Some(action.to_string()), &fields, 0)
-            }
-            _ => HostValue::Record(HostRecord::new(Some(action))),
-        }
+        let typed = self.values.declares_fields(action) && self.rng.below(2) == 0;
+        typed
+            .then(|| self.values.record_named(&mut self.rng, action))
+            .flatten()
+            .unwrap_or_else(|| HostValue::Record(HostRecord::new(Some(action))))
     }
 }
 
@@ -804,17 +783,44 @@ pub fn work_bound_case(data: &[u8]) {
 
 /// The parameter names of the function a `Function` record names, if it names one.
 fn function_params(program: &Program, function: &HostValue) -> Vec<String> {
-    let HostValue::Record(record) = function else { return Vec::new() };
+    let Some((module, params)) = named_function(program, function) else { return Vec::new() };
+    let module = &program.modules()[module];
+    params.iter().map(|p| module.string(p.name).unwrap_or("").to_string()).collect()
+}
+
+/// The module index and parameters of the function a `Function` record names, when the
+/// program declares it.
+fn named_function(program: &Program, function: &HostValue) -> Option<(usize, Vec<Field>)> {
+    let HostValue::Record(record) = function else { return None };
     let (Some(HostValue::Str(module)), Some(HostValue::Str(name))) = (record.get("module"), record.get("name")) else {
-        return Vec::new();
+        return None;
     };
-    let Some(module) = program.module(module) else { return Vec::new() };
-    match module.declaration_index(name).and_then(|index| module.decode_declaration(index)) {
-        Some(Decl::Function { params, .. }) => {
-            params.iter().map(|p| module.string(p.name).unwrap_or("").to_string()).collect()
-        }
-        _ => Vec::new(),
+    let index = program.module_index(module)?;
+    let found = &program.modules()[index];
+    match found.decode_declaration(found.declaration_index(name)?)? {
+        Decl::Function { params, .. } => Some((index, params)),
+        _ => None,
     }
+}
+
+/// The name of `names` a call's entry byte picks (its entrypoint, or the entry's component).
+fn picked<'n>(names: &[&'n str], entry: u8) -> Option<&'n str> {
+    names.get(usize::from(entry) % names.len().max(1)).copied()
+}
+
+/// The function value a call-mode case calls: its fuzzed one, or a `Function` record naming the
+/// declaration its entry and declaration bytes pick (module, then declaration, by place).
+fn function_value(program: &Program, call: &Call) -> HostValue {
+    call.function.clone().unwrap_or_else(|| {
+        let modules = program.modules();
+        let module = &modules[usize::from(call.entry) % modules.len()];
+        let decl = u32::from(call.decl) % (module.declaration_count() as u32).max(1);
+        HostValue::Record(
+            HostRecord::new(Some("Function"))
+                .with("module", HostValue::str(module.identity()))
+                .with("name", HostValue::str(module.declaration_name(decl).unwrap_or(""))),
+        )
+    })
 }
 
 /// Measuring with a limit gives the exact size when it is within the limit, else some size
@@ -1144,24 +1150,13 @@ pub fn mutate_evaluate_case_in_place(data: &mut [u8], size: usize, max_size: usi
 /// The function an evaluate case's call names, when it names one the program declares: its
 /// module's index and its parameters.
 fn called_function(program: &Program, call: &Call) -> Option<(usize, Vec<Field>)> {
-    let modules = program.modules();
-    let (module, decl) = if call.flags & 1 == 0 {
-        let entry = program.entry();
-        let names = entry.function_entrypoints();
-        let name = names.get(usize::from(call.entry) % names.len().max(1))?;
-        (program.module_index(entry.identity())?, entry.declaration_index(name)?)
-    } else if let Some(HostValue::Record(record)) = call.function.as_ref().filter(|_| call.flags & 64 != 0) {
-        let (Some(HostValue::Str(module)), Some(HostValue::Str(name))) = (record.get("module"), record.get("name")) else {
-            return None;
-        };
-        let index = program.module_index(module)?;
-        (index, modules[index].declaration_index(name)?)
-    } else {
-        let index = usize::from(call.entry) % modules.len();
-        (index, u32::from(call.decl) % (modules[index].declaration_count() as u32).max(1))
-    };
-    match modules[module].decode_declaration(decl)? {
-        Decl::Function { params, .. } => Some((module, params)),
+    if call.flags & 1 != 0 {
+        return named_function(program, &function_value(program, call));
+    }
+    let entry = program.entry();
+    let name = picked(&entry.function_entrypoints(), call.entry)?;
+    match entry.decode_declaration(entry.declaration_index(name)?)? {
+        Decl::Function { params, .. } => Some((program.module_index(entry.identity())?, params)),
         _ => None,
     }
 }
@@ -1170,8 +1165,7 @@ fn called_function(program: &Program, call: &Call) -> Option<(usize, Vec<Field>)
 /// ([`component_work_of_case`]), when the entry declares one: its module's index and its props.
 fn entry_component(program: &Program, call: &Call) -> Option<(usize, Vec<Field>)> {
     let entry = program.entry();
-    let names = entry.component_entrypoints();
-    let name = names.get(usize::from(call.entry) % names.len().max(1))?;
+    let name = picked(&entry.component_entrypoints(), call.entry)?;
     match entry.decode_declaration(entry.declaration_index(name)?)? {
         Decl::Component { props, .. } => Some((program.module_index(entry.identity())?, props)),
         _ => None,

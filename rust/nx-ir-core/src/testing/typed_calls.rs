@@ -72,6 +72,24 @@ impl<'p> TypedValues<'p> {
         TypedValues { program, records, functions, made: 0 }
     }
 
+    /// The first record declaration named `name` that declares fields (module order).
+    fn record_decl(&self, name: &str) -> Option<&RecordDecl> {
+        self.records.iter().find(|record| record.name == name && !record.fields.is_empty())
+    }
+
+    /// Whether a record declaration named `name` declares fields.
+    pub fn declares_fields(&self, name: &str) -> bool {
+        self.record_decl(name).is_some()
+    }
+
+    /// A record (`$type` `name`) of the first record declaration named `name` that declares
+    /// fields, as [`TypedValues::record`] makes one; `None` when none does.
+    pub fn record_named(&mut self, rng: &mut Rng, name: &str) -> Option<HostValue> {
+        let found = self.record_decl(name)?;
+        let (module, fields) = (found.module, found.fields.clone());
+        Some(self.record(rng, module, Some(name.to_string()), &fields, 0))
+    }
+
     /// Arguments for `params` of a function declared in `module`, in order.
     pub fn arguments(&mut self, rng: &mut Rng, module: usize, params: &[Field]) -> Vec<HostValue> {
         self.made = 0;
